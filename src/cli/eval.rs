@@ -1,0 +1,117 @@
+//! `fathom eval`: retrieval quality on a BEIR dataset or a file of questions with cited files.
+//! Each dataset gets its own index under `<data dir>/eval/<name>`, reused across runs.
+
+use super::index::index_corpus;
+use super::UsageError;
+use fathom::config::Config;
+use fathom::eval::{beir, qa};
+use fathom::index::open::{load_embedder, open_retriever};
+use fathom::index::retrieve::SearchMode;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    /// A BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/*.tsv.
+    #[arg(long, value_name = "DIR", conflicts_with = "qa")]
+    beir: Option<PathBuf>,
+    /// Relevance judgements to use (default qrels/test.tsv, or the only .tsv in qrels/).
+    #[arg(long, value_name = "FILE", requires = "beir")]
+    qrels: Option<PathBuf>,
+    /// A JSON-lines file of questions with `question`, `cites` and optional `year`; needs --corpus.
+    #[arg(long, value_name = "FILE")]
+    qa: Option<PathBuf>,
+    /// Cut-off for nDCG.
+    #[arg(long, default_value_t = 10)]
+    k: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(cfg: &Config, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    match (&args.beir, &args.qa) {
+        (Some(dir), None) => run_beir(cfg, dir, args),
+        (None, Some(file)) => run_qa(cfg, file, args),
+        _ => Err(UsageError("give --beir DIR or --qa FILE --corpus DIR".into()).into()),
+    }
+}
+
+/// A copy of the config whose data dir is `<data dir>/eval/<name>`.
+fn eval_config(cfg: &Config, name: &str) -> Config {
+    let mut c = cfg.clone();
+    c.paths.data_dir = cfg.paths.data_dir.join("eval").join(name);
+    c
+}
+
+fn folder_name(p: &Path) -> String {
+    std::fs::canonicalize(p)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "dataset".into())
+}
+
+fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let data = beir::load(dir, args.qrels.as_deref())?;
+    let ecfg = eval_config(cfg, &format!("beir-{}", folder_name(dir)));
+    let corpus_dir = ecfg.paths.data_dir.join("corpus");
+    let doc_of = beir::write_corpus(&data, &corpus_dir)?;
+    let status = load_embedder(&ecfg);
+    if let Some(n) = status.notice() {
+        eprintln!("note: {n}");
+    }
+    let report = index_corpus(&ecfg, &corpus_dir, status.embedder(), false, args.json)?;
+    eprintln!("index: {} documents, {} chunks, {:.1} s", report.documents, report.chunks, report.seconds);
+    let mut retriever_cfg = ecfg.clone();
+    retriever_cfg.retrieval.candidates = retriever_cfg.retrieval.candidates.max(100);
+    let retriever = open_retriever(&retriever_cfg, status.into_embedder())?;
+    let modes: Vec<SearchMode> = if retriever.dense_enabled() {
+        SearchMode::ALL.to_vec()
+    } else {
+        vec![SearchMode::Sparse]
+    };
+    let scores = beir::evaluate(&retriever, &data, &doc_of, args.k, &modes)?;
+    if args.json {
+        let out = serde_json::json!({
+            "dataset": dir.display().to_string(),
+            "documents": report.documents,
+            "chunks": report.chunks,
+            "reranker": retriever.reranker_name(),
+            "modes": scores,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{} · {} judged queries · reranker {}", dir.display(), scores.first().map_or(0, |s| s.queries), retriever.reranker_name());
+        println!("{:<15} {:>9} {:>11} {:>8} {:>10}", "mode", format!("nDCG@{}", args.k), "recall@100", "MRR@10", "ms/query");
+        for s in &scores {
+            println!("{:<15} {:>9.4} {:>11.4} {:>8.4} {:>10.2}", s.mode, s.ndcg_at_10, s.recall_at_100, s.mrr_at_10, s.ms_per_query);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let corpus = super::corpus_dir(cfg)?;
+    let items = qa::load(file)?;
+    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
+    let status = load_embedder(&ecfg);
+    if let Some(n) = status.notice() {
+        eprintln!("note: {n}");
+    }
+    let report = index_corpus(&ecfg, &corpus, status.embedder(), false, args.json)?;
+    eprintln!("index: {} documents, {} chunks, {:.1} s", report.documents, report.chunks, report.seconds);
+    let retriever = open_retriever(&ecfg, status.into_embedder())?;
+    let scores = qa::evaluate_retrieval(&retriever, &items)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file.display().to_string(), "retrieval": scores }))?);
+    } else {
+        println!("{} · {} questions · reranker {}", file.display(), items.len(), retriever.reranker_name());
+        println!("{:<12} {:>7} {:>7} {:>10}", "year filter", "hit@1", "hit@5", "median ms");
+        for s in &scores {
+            println!("{:<12} {:>7.3} {:>7.3} {:>10.2}", s.year_filter, s.hit_at_1, s.hit_at_5, s.median_ms);
+        }
+        if let Some(s) = scores.first().filter(|s| !s.misses.is_empty()) {
+            println!("not in the top 5 without a year filter: {}", s.misses.join(", "));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,91 @@
+//! Finding the documents of a corpus folder.
+
+use super::CorpusError;
+use std::path::{Path, PathBuf};
+
+/// The files of a corpus folder that fathom can read, in a stable (sorted) order.
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    pub files: Vec<PathBuf>,
+    /// Entries that could not be listed (permissions, broken links): reported, never fatal.
+    pub skipped: Vec<SkippedFile>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedFile {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+const EXTENSIONS: [&str; 5] = ["md", "markdown", "txt", "html", "htm"];
+
+pub fn is_supported(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+fn is_hidden(entry: &walkdir::DirEntry) -> bool {
+    entry.depth() > 0 && entry.file_name().to_str().is_some_and(|n| n.starts_with('.'))
+}
+
+/// Walks `root` for `.md`, `.markdown`, `.txt`, `.html` and `.htm` files (hidden entries skipped).
+pub fn discover(root: &Path) -> Result<Discovered, CorpusError> {
+    if !root.is_dir() {
+        return Err(CorpusError::NoSuchFolder { path: root.to_path_buf() });
+    }
+    let mut found = Discovered::default();
+    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
+    for entry in walker.filter_entry(|e| !is_hidden(e)) {
+        match entry {
+            Ok(e) if e.file_type().is_file() && is_supported(e.path()) => found.files.push(e.into_path()),
+            Ok(_) => {}
+            Err(err) => {
+                let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
+                found.skipped.push(SkippedFile { path, reason: err.to_string() });
+            }
+        }
+    }
+    found.files.sort();
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_supported_files_sorted_and_skips_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        for f in ["b.md", "a.TXT", "sub/c.html", "d.pdf", ".hidden.md", ".git/e.md", "sub/f.htm", "g.markdown"] {
+            std::fs::write(root.join(f), "x").unwrap();
+        }
+        let found = discover(root).unwrap();
+        let names: Vec<String> = found
+            .files
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["a.TXT", "b.md", "g.markdown", "sub/c.html", "sub/f.htm"]);
+        assert!(found.skipped.is_empty());
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error() {
+        let err = discover(Path::new("/definitely/not/here")).unwrap_err();
+        assert!(matches!(err, CorpusError::NoSuchFolder { .. }));
+    }
+
+    #[test]
+    fn a_broken_link_is_reported_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ok.md"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("gone"), dir.path().join("broken.md")).unwrap();
+        let found = discover(dir.path()).unwrap();
+        assert_eq!(found.files.len(), 1);
+        assert_eq!(found.skipped.len(), 1);
+    }
+}

@@ -1,0 +1,134 @@
+//! Reranking fused candidates: a cross-encoder when one is installed, else the dense cosine of
+//! the full chunk, else the fusion order; scores are min-max normalised, then a small recency
+//! boost favours the most recent years of the corpus.
+
+use super::cross_encoder::CrossEncoder;
+use super::error::IndexError;
+use super::store::IndexStore;
+
+/// How candidates are re-scored.
+pub enum Reranker {
+    CrossEncoder(Box<CrossEncoder>),
+    /// Cosine of the query vector and each chunk's stored vector.
+    DenseCosine,
+    /// No model available: keep the fusion scores.
+    FusionOrder,
+}
+
+/// A candidate to rerank: its row in the store and its fused score.
+#[derive(Debug, Clone, Copy)]
+pub struct RerankInput {
+    pub row: usize,
+    pub fused_score: f32,
+}
+
+impl Reranker {
+    /// The name shown to users and recorded in results.
+    pub fn name(&self) -> String {
+        match self {
+            Reranker::CrossEncoder(ce) => format!("cross-encoder:{}", ce.name()),
+            Reranker::DenseCosine => "dense-cosine".to_string(),
+            Reranker::FusionOrder => "fusion-order".to_string(),
+        }
+    }
+
+    /// Raw relevance scores, one per candidate, in the candidates' order. Dense cosine needs a
+    /// query vector and stored vectors; without them it degrades to the fusion scores.
+    pub fn score(
+        &self,
+        store: &IndexStore,
+        query: &str,
+        query_vec: Option<&[f32]>,
+        candidates: &[RerankInput],
+    ) -> Result<Vec<f32>, IndexError> {
+        match (self, query_vec, store.vectors()) {
+            (Reranker::CrossEncoder(ce), _, _) => {
+                let texts: Vec<&str> = candidates.iter().map(|c| store.chunks()[c.row].text.as_str()).collect();
+                Ok(ce.score(query, &texts)?)
+            }
+            (Reranker::DenseCosine, Some(q), Some(vectors)) => {
+                Ok(candidates.iter().map(|c| super::dense::dot(vectors.row(c.row), q)).collect())
+            }
+            _ => Ok(candidates.iter().map(|c| c.fused_score).collect()),
+        }
+    }
+}
+
+/// Rescales scores to [0, 1]; all-equal scores become 1 (equally relevant, not irrelevant).
+pub fn min_max(scores: &[f32]) -> Vec<f32> {
+    let (lo, hi) = scores
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    let span = hi - lo;
+    scores
+        .iter()
+        .map(|&s| if span > f32::EPSILON { (s - lo) / span } else { 1.0 })
+        .collect()
+}
+
+/// The recency boost: `boost · r(year)` with `r = max(0, 1 − (latest − year) / window)`, so the
+/// corpus's latest year gets the whole boost, each older year a `1/window` step less, and years
+/// outside the window (and undated chunks) nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecencyBoost {
+    pub boost: f32,
+    pub window: u32,
+    pub latest_year: Option<i32>,
+}
+
+impl RecencyBoost {
+    pub fn for_year(&self, year: Option<i32>) -> f32 {
+        match (year, self.latest_year) {
+            (Some(y), Some(latest)) if self.window > 0 => {
+                let age = (latest - y).max(0) as f32;
+                self.boost * (1.0 - age / self.window as f32).max(0.0)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// The years that get any boost, oldest first: `[latest − window + 1, latest]`.
+    pub fn window_years(&self) -> Option<[i32; 2]> {
+        let latest = self.latest_year?;
+        Some([latest - self.window.saturating_sub(1) as i32, latest])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_max_spans_zero_to_one() {
+        assert_eq!(min_max(&[2.0, 4.0, 3.0]), vec![0.0, 1.0, 0.5]);
+        assert_eq!(min_max(&[0.3, 0.3]), vec![1.0, 1.0]);
+        assert!(min_max(&[]).is_empty());
+    }
+
+    #[test]
+    fn recency_boost_steps_down_over_the_window() {
+        let r = RecencyBoost { boost: 0.05, window: 3, latest_year: Some(2026) };
+        assert!((r.for_year(Some(2026)) - 0.05).abs() < 1e-7);
+        assert!((r.for_year(Some(2025)) - 0.05 * 2.0 / 3.0).abs() < 1e-7);
+        assert!((r.for_year(Some(2024)) - 0.05 / 3.0).abs() < 1e-7);
+        assert_eq!(r.for_year(Some(2023)), 0.0);
+        assert_eq!(r.for_year(Some(2001)), 0.0);
+        assert_eq!(r.for_year(None), 0.0);
+        assert_eq!(r.window_years(), Some([2024, 2026]));
+    }
+
+    #[test]
+    fn recency_boost_is_small_against_relevance() {
+        // A fully relevant old chunk must still beat a half-relevant new one at the default boost.
+        let r = RecencyBoost { boost: 0.05, window: 3, latest_year: Some(2026) };
+        assert!(1.0 + r.for_year(Some(2010)) > 0.5 + r.for_year(Some(2026)));
+        // ...but it breaks a tie between equally relevant chunks in favour of the newer one.
+        assert!(0.8 + r.for_year(Some(2026)) > 0.8 + r.for_year(Some(2025)));
+    }
+
+    #[test]
+    fn zero_boost_changes_nothing() {
+        let r = RecencyBoost { boost: 0.0, window: 3, latest_year: Some(2026) };
+        assert_eq!(r.for_year(Some(2026)), 0.0);
+    }
+}

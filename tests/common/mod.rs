@@ -1,0 +1,68 @@
+//! Helpers shared by the integration tests: the real embedding model, the FOMC corpus in
+//! `../shared`, and a cached index of the FOMC statements reused across test binaries.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The installed embedding model. Tests that need it fail (never skip) when it is missing.
+pub fn model_dir() -> PathBuf {
+    let dir = if let Ok(d) = std::env::var("FATHOM_MODEL_DIR") {
+        PathBuf::from(d)
+    } else if let Ok(c) = std::env::var("FATHOM_CACHE_DIR") {
+        PathBuf::from(c).join("models/all-MiniLM-L6-v2")
+    } else {
+        let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+        PathBuf::from(home).join(".cache/fathom/models/all-MiniLM-L6-v2")
+    };
+    assert!(dir.join("model.safetensors").exists(), "embedding model missing at {}: run `make model`", dir.display());
+    dir
+}
+
+pub fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+}
+
+pub fn fomc_dir() -> PathBuf {
+    let d = shared().join("corpus/fomc");
+    assert!(d.is_dir(), "FOMC corpus missing at {}", d.display());
+    d
+}
+
+/// Scratch space under target/ that survives between test runs (so the FOMC index is built once).
+pub fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-scratch").join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+static FOMC_LOCK: Mutex<()> = Mutex::new(());
+
+/// A corpus folder holding copies of the 224 FOMC statements (not the minutes).
+pub fn fomc_statements_corpus() -> PathBuf {
+    let _guard = FOMC_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("fomc-statements-corpus");
+    for entry in std::fs::read_dir(fomc_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with("_statement.md") {
+            let dest = dir.join(&name);
+            if !dest.exists() {
+                std::fs::copy(&path, &dest).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+/// Environment for running the `fathom` binary against a data dir with the real model.
+pub fn fathom_cmd(data_dir: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_fathom"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", data_dir)
+        .env("FATHOM_DATA_DIR", data_dir)
+        .env("FATHOM_MODEL_DIR", model_dir())
+        .env("XDG_CONFIG_HOME", data_dir.join("config"));
+    cmd
+}
