@@ -81,10 +81,27 @@ impl Default for Config {
     fn default() -> Self {
         let (data_dir, cache_dir, _) = default_dirs();
         Config {
-            corpus: CorpusConfig { dir: None, chunk_words: 160, chunk_max_words: 200 },
-            embedding: EmbeddingConfig { model_dir: None, batch_size: 32, max_tokens: 256, query_prefix: String::new() },
-            retrieval: RetrievalConfig { k: 10, candidates: 50, rrf_k: 60.0 },
-            rerank: RerankConfig { model_dir: None, recency_boost: 0.05, recent_year_window: 3 },
+            corpus: CorpusConfig {
+                dir: None,
+                chunk_words: 160,
+                chunk_max_words: 200,
+            },
+            embedding: EmbeddingConfig {
+                model_dir: None,
+                batch_size: 32,
+                max_tokens: 256,
+                query_prefix: String::new(),
+            },
+            retrieval: RetrievalConfig {
+                k: 10,
+                candidates: 50,
+                rrf_k: 60.0,
+            },
+            rerank: RerankConfig {
+                model_dir: None,
+                recency_boost: 0.05,
+                recent_year_window: 3,
+            },
             llm: LlmConfig {
                 base_url: None,
                 model: None,
@@ -93,9 +110,17 @@ impl Default for Config {
                 token_budget: 4096,
                 reflection_temperature: 0.0,
             },
-            agent: AgentConfig { max_reformulations: 2 },
-            log: LogConfig { level: "info".into() },
-            paths: Paths { config_file: None, data_dir, cache_dir },
+            agent: AgentConfig {
+                max_reformulations: 2,
+            },
+            log: LogConfig {
+                level: "info".into(),
+            },
+            paths: Paths {
+                config_file: None,
+                data_dir,
+                cache_dir,
+            },
         }
     }
 }
@@ -103,14 +128,25 @@ impl Default for Config {
 impl Config {
     /// The embedding model folder: `embedding.model_dir`, else the default in the cache dir.
     pub fn model_dir(&self) -> PathBuf {
-        self.embedding.model_dir.clone().unwrap_or_else(|| self.paths.cache_dir.join("models").join("all-MiniLM-L6-v2"))
+        self.embedding
+            .model_dir
+            .clone()
+            .unwrap_or_else(|| self.paths.cache_dir.join("models").join("all-MiniLM-L6-v2"))
     }
 }
 
 fn default_dirs() -> (PathBuf, PathBuf, Option<PathBuf>) {
     match directories::ProjectDirs::from("", "", "fathom") {
-        Some(p) => (p.data_dir().to_path_buf(), p.cache_dir().to_path_buf(), Some(p.config_dir().join("config.toml"))),
-        None => (PathBuf::from(".fathom/data"), PathBuf::from(".fathom/cache"), None),
+        Some(p) => (
+            p.data_dir().to_path_buf(),
+            p.cache_dir().to_path_buf(),
+            Some(p.config_dir().join("config.toml")),
+        ),
+        None => (
+            PathBuf::from(".fathom/data"),
+            PathBuf::from(".fathom/cache"),
+            None,
+        ),
     }
 }
 
@@ -119,9 +155,17 @@ pub enum ConfigError {
     #[error("config error: cannot read {file}: {reason}")]
     Unreadable { file: PathBuf, reason: String },
     #[error("config error: {file}:{line}: {message}")]
-    InFile { file: PathBuf, line: usize, message: String },
+    InFile {
+        file: PathBuf,
+        line: usize,
+        message: String,
+    },
     #[error("config error: {var}={value:?}: {message}")]
-    InEnv { var: String, value: String, message: String },
+    InEnv {
+        var: String,
+        value: String,
+        message: String,
+    },
 }
 
 /// Where configuration comes from besides the defaults.
@@ -137,8 +181,13 @@ pub struct LoadOptions {
 
 impl LoadOptions {
     pub fn from_process_env() -> Self {
-        let env = std::env::vars().filter(|(k, _)| k.starts_with("FATHOM_") || k.starts_with("AGENT_")).collect();
-        LoadOptions { env, ..LoadOptions::default() }
+        let env = std::env::vars()
+            .filter(|(k, _)| k.starts_with("FATHOM_") || k.starts_with("AGENT_"))
+            .collect();
+        LoadOptions {
+            env,
+            ..LoadOptions::default()
+        }
     }
 }
 
@@ -147,8 +196,15 @@ enum Kind {
     Str,
     Path,
     Url,
-    Int { min: i64, max: i64 },
-    Float { min: f64, max: f64, min_exclusive: bool },
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Float {
+        min: f64,
+        max: f64,
+        min_exclusive: bool,
+    },
     Level,
 }
 
@@ -190,8 +246,18 @@ struct Key {
     set: fn(&mut Config, Val),
 }
 
-const fn key(section: &'static str, name: &'static str, kind: Kind, set: fn(&mut Config, Val)) -> Key {
-    Key { section, name, kind, set }
+const fn key(
+    section: &'static str,
+    name: &'static str,
+    kind: Kind,
+    set: fn(&mut Config, Val),
+) -> Key {
+    Key {
+        section,
+        name,
+        kind,
+        set,
+    }
 }
 
 const fn int(min: i64, max: i64) -> Kind {
@@ -200,30 +266,93 @@ const fn int(min: i64, max: i64) -> Kind {
 
 /// Every key fathom reads. `section` "" is the top level.
 const KEYS: &[Key] = &[
-    key("", "data_dir", Kind::Path, |c, v| c.paths.data_dir = PathBuf::from(v.str())),
-    key("", "cache_dir", Kind::Path, |c, v| c.paths.cache_dir = PathBuf::from(v.str())),
-    key("corpus", "dir", Kind::Path, |c, v| c.corpus.dir = Some(PathBuf::from(v.str()))),
-    key("corpus", "chunk_words", int(20, 400), |c, v| c.corpus.chunk_words = v.int() as usize),
-    key("corpus", "chunk_max_words", int(20, 400), |c, v| c.corpus.chunk_max_words = v.int() as usize),
-    key("embedding", "model_dir", Kind::Path, |c, v| c.embedding.model_dir = Some(PathBuf::from(v.str()))),
-    key("embedding", "batch_size", int(1, 512), |c, v| c.embedding.batch_size = v.int() as usize),
-    key("embedding", "max_tokens", int(16, 512), |c, v| c.embedding.max_tokens = v.int() as usize),
-    key("embedding", "query_prefix", Kind::Str, |c, v| c.embedding.query_prefix = v.str()),
-    key("retrieval", "k", int(1, 100), |c, v| c.retrieval.k = v.int() as usize),
-    key("retrieval", "candidates", int(1, 1000), |c, v| c.retrieval.candidates = v.int() as usize),
-    key("retrieval", "rrf_k", Kind::Float { min: 0.0, max: 1e6, min_exclusive: true }, |c, v| c.retrieval.rrf_k = v.float()),
-    key("rerank", "model_dir", Kind::Path, |c, v| c.rerank.model_dir = Some(PathBuf::from(v.str()))),
-    key("rerank", "recency_boost", Kind::Float { min: 0.0, max: 1.0, min_exclusive: false }, |c, v| c.rerank.recency_boost = v.float()),
-    key("rerank", "recent_year_window", int(1, 100), |c, v| c.rerank.recent_year_window = v.int() as u32),
-    key("llm", "base_url", Kind::Url, |c, v| c.llm.base_url = Some(v.str())),
-    key("llm", "model", Kind::Str, |c, v| c.llm.model = Some(v.str())),
-    key("llm", "timeout_secs", int(1, 3600), |c, v| c.llm.timeout_secs = v.int() as u64),
-    key("llm", "max_tokens", int(1, 32768), |c, v| c.llm.max_tokens = v.int() as u32),
-    key("llm", "token_budget", int(256, 1_000_000), |c, v| c.llm.token_budget = v.int() as u32),
-    key("llm", "reflection_temperature", Kind::Float { min: 0.0, max: 2.0, min_exclusive: false }, |c, v| {
-        c.llm.reflection_temperature = v.float()
+    key("", "data_dir", Kind::Path, |c, v| {
+        c.paths.data_dir = PathBuf::from(v.str())
     }),
-    key("agent", "max_reformulations", int(0, 2), |c, v| c.agent.max_reformulations = v.int() as u8),
+    key("", "cache_dir", Kind::Path, |c, v| {
+        c.paths.cache_dir = PathBuf::from(v.str())
+    }),
+    key("corpus", "dir", Kind::Path, |c, v| {
+        c.corpus.dir = Some(PathBuf::from(v.str()))
+    }),
+    key("corpus", "chunk_words", int(20, 400), |c, v| {
+        c.corpus.chunk_words = v.int() as usize
+    }),
+    key("corpus", "chunk_max_words", int(20, 400), |c, v| {
+        c.corpus.chunk_max_words = v.int() as usize
+    }),
+    key("embedding", "model_dir", Kind::Path, |c, v| {
+        c.embedding.model_dir = Some(PathBuf::from(v.str()))
+    }),
+    key("embedding", "batch_size", int(1, 512), |c, v| {
+        c.embedding.batch_size = v.int() as usize
+    }),
+    key("embedding", "max_tokens", int(16, 512), |c, v| {
+        c.embedding.max_tokens = v.int() as usize
+    }),
+    key("embedding", "query_prefix", Kind::Str, |c, v| {
+        c.embedding.query_prefix = v.str()
+    }),
+    key("retrieval", "k", int(1, 100), |c, v| {
+        c.retrieval.k = v.int() as usize
+    }),
+    key("retrieval", "candidates", int(1, 1000), |c, v| {
+        c.retrieval.candidates = v.int() as usize
+    }),
+    key(
+        "retrieval",
+        "rrf_k",
+        Kind::Float {
+            min: 0.0,
+            max: 1e6,
+            min_exclusive: true,
+        },
+        |c, v| c.retrieval.rrf_k = v.float(),
+    ),
+    key("rerank", "model_dir", Kind::Path, |c, v| {
+        c.rerank.model_dir = Some(PathBuf::from(v.str()))
+    }),
+    key(
+        "rerank",
+        "recency_boost",
+        Kind::Float {
+            min: 0.0,
+            max: 1.0,
+            min_exclusive: false,
+        },
+        |c, v| c.rerank.recency_boost = v.float(),
+    ),
+    key("rerank", "recent_year_window", int(1, 100), |c, v| {
+        c.rerank.recent_year_window = v.int() as u32
+    }),
+    key("llm", "base_url", Kind::Url, |c, v| {
+        c.llm.base_url = Some(v.str())
+    }),
+    key("llm", "model", Kind::Str, |c, v| {
+        c.llm.model = Some(v.str())
+    }),
+    key("llm", "timeout_secs", int(1, 3600), |c, v| {
+        c.llm.timeout_secs = v.int() as u64
+    }),
+    key("llm", "max_tokens", int(1, 32768), |c, v| {
+        c.llm.max_tokens = v.int() as u32
+    }),
+    key("llm", "token_budget", int(256, 1_000_000), |c, v| {
+        c.llm.token_budget = v.int() as u32
+    }),
+    key(
+        "llm",
+        "reflection_temperature",
+        Kind::Float {
+            min: 0.0,
+            max: 2.0,
+            min_exclusive: false,
+        },
+        |c, v| c.llm.reflection_temperature = v.float(),
+    ),
+    key("agent", "max_reformulations", int(0, 2), |c, v| {
+        c.agent.max_reformulations = v.int() as u8
+    }),
     key("log", "level", Kind::Level, |c, v| c.log.level = v.str()),
 ];
 
@@ -236,7 +365,11 @@ const ENV_ALIASES: &[(&str, &str, &str)] = &[
     ("FATHOM_LLM_BASE_URL", "llm", "base_url"),
     ("FATHOM_LLM_MODEL", "llm", "model"),
     ("AGENT_RERANK_RECENCY_BOOST", "rerank", "recency_boost"),
-    ("AGENT_REFLECTION_TEMPERATURE", "llm", "reflection_temperature"),
+    (
+        "AGENT_REFLECTION_TEMPERATURE",
+        "llm",
+        "reflection_temperature",
+    ),
 ];
 
 fn dotted(section: &str, name: &str) -> String {
@@ -252,17 +385,34 @@ fn check(kind: Kind, v: Val) -> Result<Val, String> {
         (Kind::Str | Kind::Path, Val::Str(_)) => Ok(v),
         (Kind::Url, Val::Str(s)) if s.starts_with("http://") || s.starts_with("https://") => Ok(v),
         (Kind::Url, Val::Str(s)) => Err(format!("{s:?} is not an http:// or https:// URL")),
-        (Kind::Level, Val::Str(s)) if ["error", "warn", "info", "debug", "trace"].contains(&s.as_str()) => Ok(v),
+        (Kind::Level, Val::Str(s))
+            if ["error", "warn", "info", "debug", "trace"].contains(&s.as_str()) =>
+        {
+            Ok(v)
+        }
         (Kind::Level, _) => Err("expected one of error, warn, info, debug, trace".into()),
         (Kind::Int { min, max }, Val::Int(i)) if (min..=max).contains(i) => Ok(v),
-        (Kind::Int { min, max }, Val::Int(i)) => Err(format!("{i} is out of range ({min}..={max})")),
-        (Kind::Float { min, max, min_exclusive }, Val::Float(_) | Val::Int(_)) => {
+        (Kind::Int { min, max }, Val::Int(i)) => {
+            Err(format!("{i} is out of range ({min}..={max})"))
+        }
+        (
+            Kind::Float {
+                min,
+                max,
+                min_exclusive,
+            },
+            Val::Float(_) | Val::Int(_),
+        ) => {
             let f = v.float();
             let low_ok = if min_exclusive { f > min } else { f >= min };
             if low_ok && f <= max && f.is_finite() {
                 Ok(Val::Float(f))
             } else {
-                let lo = if min_exclusive { format!("> {min}") } else { format!(">= {min}") };
+                let lo = if min_exclusive {
+                    format!("> {min}")
+                } else {
+                    format!(">= {min}")
+                };
                 Err(format!("{f} is out of range ({lo} and <= {max})"))
             }
         }
@@ -291,12 +441,21 @@ fn from_env(kind: Kind, s: &str) -> Option<Val> {
 
 /// 1-based line of a byte offset.
 fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// Byte offset of `section.name` (or of the section header when `name` is None) in the file.
-fn find_key<'a, 'i>(t: &'a toml::de::DeTable<'i>, k: &str) -> Option<(usize, &'a toml::Spanned<toml::de::DeValue<'i>>)> {
-    t.iter().find(|(key, _)| key.get_ref().as_ref() == k).map(|(key, v)| (key.span().start, v))
+fn find_key<'a, 'i>(
+    t: &'a toml::de::DeTable<'i>,
+    k: &str,
+) -> Option<(usize, &'a toml::Spanned<toml::de::DeValue<'i>>)> {
+    t.iter()
+        .find(|(key, _)| key.get_ref().as_ref() == k)
+        .map(|(key, v)| (key.span().start, v))
 }
 
 fn key_offset(de: &toml::de::DeTable, section: &str, name: Option<&str>) -> Option<usize> {
@@ -305,7 +464,9 @@ fn key_offset(de: &toml::de::DeTable, section: &str, name: Option<&str>) -> Opti
         return find(de, name?).map(|(o, _)| o);
     }
     let (sec_off, sec_val) = find(de, section)?;
-    let Some(name) = name else { return Some(sec_off) };
+    let Some(name) = name else {
+        return Some(sec_off);
+    };
     match sec_val.get_ref() {
         toml::de::DeValue::Table(t) => find(t, name).map(|(o, _)| o),
         _ => None,
@@ -316,7 +477,10 @@ impl Config {
     /// Loads the configuration: defaults, then the file, then the environment, then flags.
     pub fn load(opts: &LoadOptions) -> Result<Config, ConfigError> {
         let (_, _, default_file) = default_dirs();
-        let explicit = opts.config_file.clone().or_else(|| opts.env.get("FATHOM_CONFIG").map(PathBuf::from));
+        let explicit = opts
+            .config_file
+            .clone()
+            .or_else(|| opts.env.get("FATHOM_CONFIG").map(PathBuf::from));
         let mut cfg = match (&explicit, default_file) {
             (Some(file), _) => Config::from_file(file)?,
             (None, Some(file)) if file.exists() => Config::from_file(&file)?,
@@ -332,25 +496,43 @@ impl Config {
         if let Some(d) = &opts.corpus_dir {
             cfg.corpus.dir = Some(d.clone());
         }
-        cfg.check_consistency().map_err(|(key, message)| match &cfg.paths.config_file {
-            Some(file) => ConfigError::InFile { file: file.clone(), line: 0, message: format!("{key}: {message}") },
-            None => ConfigError::InEnv { var: key, value: String::new(), message },
-        })?;
+        cfg.check_consistency()
+            .map_err(|(key, message)| match &cfg.paths.config_file {
+                Some(file) => ConfigError::InFile {
+                    file: file.clone(),
+                    line: 0,
+                    message: format!("{key}: {message}"),
+                },
+                None => ConfigError::InEnv {
+                    var: key,
+                    value: String::new(),
+                    message,
+                },
+            })?;
         Ok(cfg)
     }
 
     pub fn from_file(file: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| ConfigError::Unreadable { file: file.to_path_buf(), reason: e.to_string() })?;
+        let text = std::fs::read_to_string(file).map_err(|e| ConfigError::Unreadable {
+            file: file.to_path_buf(),
+            reason: e.to_string(),
+        })?;
         Config::from_toml_str(&text, file)
     }
 
     /// Parses config text; `file` is used in messages and recorded in `paths.config_file`.
     pub fn from_toml_str(text: &str, file: &Path) -> Result<Config, ConfigError> {
-        let at = |offset: usize, message: String| ConfigError::InFile { file: file.to_path_buf(), line: line_of(text, offset), message };
-        let de = toml::de::DeTable::parse(text).map_err(|e| at(e.span().map_or(0, |s| s.start), e.message().to_string()))?;
+        let at = |offset: usize, message: String| ConfigError::InFile {
+            file: file.to_path_buf(),
+            line: line_of(text, offset),
+            message,
+        };
+        let de = toml::de::DeTable::parse(text)
+            .map_err(|e| at(e.span().map_or(0, |s| s.start), e.message().to_string()))?;
         let de = de.get_ref();
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| at(e.span().map_or(0, |s| s.start), e.message().to_string()))?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            at(e.span().map_or(0, |s| s.start), e.message().to_string())
+        })?;
         let mut cfg = Config::default();
         cfg.paths.config_file = Some(file.to_path_buf());
         for (name, value) in &table {
@@ -363,8 +545,20 @@ impl Config {
                 }
                 toml::Value::Table(_) => {
                     let offset = key_offset(de, name, None).unwrap_or(0);
-                    let sections: Vec<&str> = KEYS.iter().map(|k| k.section).filter(|s| !s.is_empty()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-                    return Err(at(offset, format!("unknown section `[{name}]` (known sections: {})", sections.join(", "))));
+                    let sections: Vec<&str> = KEYS
+                        .iter()
+                        .map(|k| k.section)
+                        .filter(|s| !s.is_empty())
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    return Err(at(
+                        offset,
+                        format!(
+                            "unknown section `[{name}]` (known sections: {})",
+                            sections.join(", ")
+                        ),
+                    ));
                 }
                 v => {
                     let offset = key_offset(de, "", Some(name)).unwrap_or(0);
@@ -374,18 +568,31 @@ impl Config {
         }
         cfg.check_consistency().map_err(|(key, message)| {
             let (section, name) = key.split_once('.').unwrap_or(("", key.as_str()));
-            at(key_offset(de, section, Some(name)).unwrap_or(0), format!("{key}: {message}"))
+            at(
+                key_offset(de, section, Some(name)).unwrap_or(0),
+                format!("{key}: {message}"),
+            )
         })?;
         Ok(cfg)
     }
 
     fn set_from_toml(&mut self, section: &str, name: &str, v: &toml::Value) -> Result<(), String> {
         let Some(key) = KEYS.iter().find(|k| k.section == section && k.name == name) else {
-            let known: Vec<&str> = KEYS.iter().filter(|k| k.section == section).map(|k| k.name).collect();
-            return Err(format!("unknown key `{}` (known keys: {})", dotted(section, name), known.join(", ")));
+            let known: Vec<&str> = KEYS
+                .iter()
+                .filter(|k| k.section == section)
+                .map(|k| k.name)
+                .collect();
+            return Err(format!(
+                "unknown key `{}` (known keys: {})",
+                dotted(section, name),
+                known.join(", ")
+            ));
         };
-        let val = from_toml(v).ok_or_else(|| format!("{}: expected a single value", dotted(section, name)))?;
-        let val = check(key.kind, val).map_err(|m| format!("{} = {v}: {m}", dotted(section, name)))?;
+        let val = from_toml(v)
+            .ok_or_else(|| format!("{}: expected a single value", dotted(section, name)))?;
+        let val =
+            check(key.kind, val).map_err(|m| format!("{} = {v}: {m}", dotted(section, name)))?;
         (key.set)(self, val);
         Ok(())
     }
@@ -394,15 +601,31 @@ impl Config {
     /// because other parts of fathom (and users' shells) define their own `FATHOM_*` names.
     fn apply_env(&mut self, env: &BTreeMap<String, String>) -> Result<(), ConfigError> {
         for (var, value) in env {
-            let target = ENV_ALIASES.iter().find(|(a, _, _)| a == var).map(|(_, s, k)| (*s, *k)).or_else(|| {
-                KEYS.iter()
-                    .find(|k| !k.section.is_empty() && *var == format!("FATHOM_{}_{}", k.section, k.name).to_uppercase())
-                    .map(|k| (k.section, k.name))
-            });
-            let Some((section, name)) = target else { continue };
-            let Some(key) = KEYS.iter().find(|k| k.section == section && k.name == name) else { continue };
-            let err = |message: String| ConfigError::InEnv { var: var.clone(), value: value.clone(), message };
-            let val = from_env(key.kind, value).ok_or_else(|| err(format!("expected {}", kind_name(key.kind))))?;
+            let target = ENV_ALIASES
+                .iter()
+                .find(|(a, _, _)| a == var)
+                .map(|(_, s, k)| (*s, *k))
+                .or_else(|| {
+                    KEYS.iter()
+                        .find(|k| {
+                            !k.section.is_empty()
+                                && *var == format!("FATHOM_{}_{}", k.section, k.name).to_uppercase()
+                        })
+                        .map(|k| (k.section, k.name))
+                });
+            let Some((section, name)) = target else {
+                continue;
+            };
+            let Some(key) = KEYS.iter().find(|k| k.section == section && k.name == name) else {
+                continue;
+            };
+            let err = |message: String| ConfigError::InEnv {
+                var: var.clone(),
+                value: value.clone(),
+                message,
+            };
+            let val = from_env(key.kind, value)
+                .ok_or_else(|| err(format!("expected {}", kind_name(key.kind))))?;
             let val = check(key.kind, val).map_err(err)?;
             (key.set)(self, val);
         }
@@ -414,13 +637,19 @@ impl Config {
         if self.corpus.chunk_words > self.corpus.chunk_max_words {
             return Err((
                 "corpus.chunk_words".into(),
-                format!("{} is larger than corpus.chunk_max_words ({})", self.corpus.chunk_words, self.corpus.chunk_max_words),
+                format!(
+                    "{} is larger than corpus.chunk_max_words ({})",
+                    self.corpus.chunk_words, self.corpus.chunk_max_words
+                ),
             ));
         }
         if self.retrieval.candidates < self.retrieval.k {
             return Err((
                 "retrieval.candidates".into(),
-                format!("{} is smaller than retrieval.k ({})", self.retrieval.candidates, self.retrieval.k),
+                format!(
+                    "{} is smaller than retrieval.k ({})",
+                    self.retrieval.candidates, self.retrieval.k
+                ),
             ));
         }
         Ok(())
@@ -465,10 +694,18 @@ mod tests {
     #[test]
     fn example_file_documents_every_key_with_its_default() {
         let example = include_str!("../config.example.toml");
-        assert_eq!(parse(example).unwrap().corpus, Config::default().corpus, "the example parses as-is");
+        assert_eq!(
+            parse(example).unwrap().corpus,
+            Config::default().corpus,
+            "the example parses as-is"
+        );
         let uncommented: String = example
             .lines()
-            .map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ") && !r.contains("# no default")).unwrap_or(l))
+            .map(|l| {
+                l.strip_prefix("# ")
+                    .filter(|r| r.contains(" = ") && !r.contains("# no default"))
+                    .unwrap_or(l)
+            })
             .collect::<Vec<_>>()
             .join("\n");
         let mut from_example = parse(&uncommented).unwrap();
@@ -478,7 +715,11 @@ mod tests {
         assert_eq!(from_example, defaults);
         for k in KEYS {
             let line = format!("# {} = ", k.name);
-            assert!(example.contains(&line), "config.example.toml does not document {}", dotted(k.section, k.name));
+            assert!(
+                example.contains(&line),
+                "config.example.toml does not document {}",
+                dotted(k.section, k.name)
+            );
         }
     }
 
@@ -486,7 +727,14 @@ mod tests {
     fn unknown_key_names_key_file_and_line() {
         let err = parse("[retrieval]\nk = 5\n\nrrf = 3\n").unwrap_err();
         let msg = err.to_string();
-        assert_eq!(err, ConfigError::InFile { file: "/etc/fathom.toml".into(), line: 4, message: msg.split(":4: ").nth(1).unwrap().to_string() });
+        assert_eq!(
+            err,
+            ConfigError::InFile {
+                file: "/etc/fathom.toml".into(),
+                line: 4,
+                message: msg.split(":4: ").nth(1).unwrap().to_string()
+            }
+        );
         assert!(msg.contains("unknown key `retrieval.rrf`"), "{msg}");
         assert!(msg.contains("rrf_k"), "lists the known keys: {msg}");
         assert!(!msg.contains('\n'), "one line");
@@ -496,28 +744,56 @@ mod tests {
 
     #[test]
     fn bad_values_name_key_and_line() {
-        let msg = parse("[retrieval]\n\nk = \"ten\"\n").unwrap_err().to_string();
-        assert!(msg.contains(":3:") && msg.contains("retrieval.k") && msg.contains("integer"), "{msg}");
+        let msg = parse("[retrieval]\n\nk = \"ten\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains(":3:") && msg.contains("retrieval.k") && msg.contains("integer"),
+            "{msg}"
+        );
         let msg = parse("[retrieval]\nk = 0\n").unwrap_err().to_string();
         assert!(msg.contains(":2:") && msg.contains("out of range"), "{msg}");
-        let msg = parse("[rerank]\nrecency_boost = 1.5\n").unwrap_err().to_string();
-        assert!(msg.contains("rerank.recency_boost") && msg.contains("out of range"), "{msg}");
-        let msg = parse("[llm]\nbase_url = \"localhost:8080\"\n").unwrap_err().to_string();
+        let msg = parse("[rerank]\nrecency_boost = 1.5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("rerank.recency_boost") && msg.contains("out of range"),
+            "{msg}"
+        );
+        let msg = parse("[llm]\nbase_url = \"localhost:8080\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("llm.base_url") && msg.contains("URL"), "{msg}");
-        let msg = parse("[corpus]\nchunk_words = 300\n").unwrap_err().to_string();
-        assert!(msg.contains(":2:") && msg.contains("chunk_max_words"), "{msg}");
+        let msg = parse("[corpus]\nchunk_words = 300\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains(":2:") && msg.contains("chunk_max_words"),
+            "{msg}"
+        );
         let msg = parse("[retrieval]\nk = \n").unwrap_err().to_string();
-        assert!(msg.contains("/etc/fathom.toml:2:"), "syntax errors carry the line: {msg}");
+        assert!(
+            msg.contains("/etc/fathom.toml:2:"),
+            "syntax errors carry the line: {msg}"
+        );
     }
 
     #[test]
     fn env_overrides_file_and_flags_override_env() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("c.toml");
-        std::fs::write(&file, "data_dir = \"/from/file\"\n[retrieval]\nk = 3\nrrf_k = 10.0\n").unwrap();
-        let mut opts = LoadOptions { config_file: Some(file.clone()), ..LoadOptions::default() };
+        std::fs::write(
+            &file,
+            "data_dir = \"/from/file\"\n[retrieval]\nk = 3\nrrf_k = 10.0\n",
+        )
+        .unwrap();
+        let mut opts = LoadOptions {
+            config_file: Some(file.clone()),
+            ..LoadOptions::default()
+        };
         opts.env.insert("FATHOM_RETRIEVAL_K".into(), "7".into());
-        opts.env.insert("FATHOM_DATA_DIR".into(), "/from/env".into());
+        opts.env
+            .insert("FATHOM_DATA_DIR".into(), "/from/env".into());
         opts.env.insert("FATHOM_UNRELATED".into(), "x".into());
         let c = Config::load(&opts).unwrap();
         assert_eq!(c.retrieval.k, 7);
@@ -525,27 +801,44 @@ mod tests {
         assert_eq!(c.paths.data_dir, PathBuf::from("/from/env"));
         assert_eq!(c.paths.config_file, Some(file));
         opts.data_dir = Some("/from/flag".into());
-        assert_eq!(Config::load(&opts).unwrap().paths.data_dir, PathBuf::from("/from/flag"));
+        assert_eq!(
+            Config::load(&opts).unwrap().paths.data_dir,
+            PathBuf::from("/from/flag")
+        );
     }
 
     #[test]
     fn aliases_and_bad_env_values() {
-        let mut opts = LoadOptions { config_file: None, ..LoadOptions::default() };
-        opts.env.insert("AGENT_RERANK_RECENCY_BOOST".into(), "0.1".into());
-        opts.env.insert("FATHOM_MODEL_DIR".into(), "/models/bge".into());
-        opts.env.insert("FATHOM_LLM_BASE_URL".into(), "http://127.0.0.1:8080/v1".into());
+        let mut opts = LoadOptions {
+            config_file: None,
+            ..LoadOptions::default()
+        };
+        opts.env
+            .insert("AGENT_RERANK_RECENCY_BOOST".into(), "0.1".into());
+        opts.env
+            .insert("FATHOM_MODEL_DIR".into(), "/models/bge".into());
+        opts.env.insert(
+            "FATHOM_LLM_BASE_URL".into(),
+            "http://127.0.0.1:8080/v1".into(),
+        );
         let c = Config::load(&opts).unwrap();
         assert_eq!(c.rerank.recency_boost, 0.1);
         assert_eq!(c.model_dir(), PathBuf::from("/models/bge"));
         assert_eq!(c.llm.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
         opts.env.insert("FATHOM_RETRIEVAL_K".into(), "abc".into());
         let msg = Config::load(&opts).unwrap_err().to_string();
-        assert!(msg.contains("FATHOM_RETRIEVAL_K") && msg.contains("integer"), "{msg}");
+        assert!(
+            msg.contains("FATHOM_RETRIEVAL_K") && msg.contains("integer"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn a_missing_explicit_file_is_an_error() {
-        let opts = LoadOptions { config_file: Some("/no/such/config.toml".into()), ..LoadOptions::default() };
+        let opts = LoadOptions {
+            config_file: Some("/no/such/config.toml".into()),
+            ..LoadOptions::default()
+        };
         let msg = Config::load(&opts).unwrap_err().to_string();
         assert!(msg.contains("cannot read /no/such/config.toml"), "{msg}");
     }

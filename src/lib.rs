@@ -4,7 +4,9 @@
 
 pub mod config;
 pub mod corpus;
-// pub mod eval;
+pub mod eval;
 pub mod index;
 pub mod logging;
+pub mod orchestrator;
+pub mod query;
 pub mod sample;

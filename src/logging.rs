@@ -18,6 +18,10 @@ pub fn init(data_dir: &Path, level: &str) -> std::io::Result<WorkerGuard> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("FATHOM_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("fathom={level},warn")));
     // A second init (tests) keeps the first subscriber; that is fine.
-    let _ = tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
     Ok(guard)
 }

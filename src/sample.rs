@@ -3,10 +3,22 @@
 use std::path::Path;
 
 const FILES: [(&str, &str); 4] = [
-    ("2026-11-01_getting-started.md", include_str!("../assets/sample/2026-11-01_getting-started.md")),
-    ("2026-11-08_searching.md", include_str!("../assets/sample/2026-11-08_searching.md")),
-    ("2026-11-15_answers-and-confidence.md", include_str!("../assets/sample/2026-11-15_answers-and-confidence.md")),
-    ("2026-11-20_configuration.md", include_str!("../assets/sample/2026-11-20_configuration.md")),
+    (
+        "2026-11-01_getting-started.md",
+        include_str!("../assets/sample/2026-11-01_getting-started.md"),
+    ),
+    (
+        "2026-11-08_searching.md",
+        include_str!("../assets/sample/2026-11-08_searching.md"),
+    ),
+    (
+        "2026-11-15_answers-and-confidence.md",
+        include_str!("../assets/sample/2026-11-15_answers-and-confidence.md"),
+    ),
+    (
+        "2026-11-20_configuration.md",
+        include_str!("../assets/sample/2026-11-20_configuration.md"),
+    ),
 ];
 
 /// Writes the sample documents into `dir` (created if needed), leaving identical files untouched

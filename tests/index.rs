@@ -4,7 +4,9 @@ mod common;
 
 use fathom::corpus::ChunkOptions;
 use fathom::index::embed::{EmbedOptions, Embedder};
-use fathom::index::retrieve::{RetrievalSettings, Retriever, SearchMode, SearchRequest, Timings, YearMode};
+use fathom::index::retrieve::{
+    RetrievalSettings, Retriever, SearchMode, SearchRequest, Timings, YearMode,
+};
 use fathom::index::store::{build, BuildOptions, IndexReport, IndexStore};
 use fathom::index::IndexError;
 use std::path::Path;
@@ -12,11 +14,18 @@ use std::sync::OnceLock;
 
 fn embedder() -> &'static Embedder {
     static E: OnceLock<Embedder> = OnceLock::new();
-    E.get_or_init(|| Embedder::load(&common::model_dir(), EmbedOptions::default()).expect("model loads"))
+    E.get_or_init(|| {
+        Embedder::load(&common::model_dir(), EmbedOptions::default()).expect("model loads")
+    })
 }
 
 fn settings() -> RetrievalSettings {
-    RetrievalSettings { candidates: 50, rrf_k: 60.0, recency_boost: 0.05, recent_year_window: 3 }
+    RetrievalSettings {
+        candidates: 50,
+        rrf_k: 60.0,
+        recency_boost: 0.05,
+        recent_year_window: 3,
+    }
 }
 
 fn index(corpus: &Path, dir: &Path, embed: bool) -> IndexReport {
@@ -42,9 +51,21 @@ fn write(dir: &Path, name: &str, text: &str) {
 
 fn small_corpus() -> tempfile::TempDir {
     let c = tempfile::tempdir().unwrap();
-    write(c.path(), "2019-05-01_birds.md", "# Birds\n\nThe heron stands in the shallow river waiting for fish.");
-    write(c.path(), "2020-06-01_rates.md", "# Rates\n\nThe committee lowered the interest rate to support employment.");
-    write(c.path(), "2021-07-01_space.md", "# Space\n\nThe rocket carried a telescope into orbit around the sun.");
+    write(
+        c.path(),
+        "2019-05-01_birds.md",
+        "# Birds\n\nThe heron stands in the shallow river waiting for fish.",
+    );
+    write(
+        c.path(),
+        "2020-06-01_rates.md",
+        "# Rates\n\nThe committee lowered the interest rate to support employment.",
+    );
+    write(
+        c.path(),
+        "2021-07-01_space.md",
+        "# Space\n\nThe rocket carried a telescope into orbit around the sun.",
+    );
     c
 }
 
@@ -53,30 +74,74 @@ fn incremental_indexing_embeds_only_what_changed() {
     let corpus = small_corpus();
     let data = tempfile::tempdir().unwrap();
     let r = index(corpus.path(), data.path(), true);
-    assert_eq!((r.documents, r.added, r.unchanged, r.embedded_chunks), (3, 3, 0, 3));
+    assert_eq!(
+        (r.documents, r.added, r.unchanged, r.embedded_chunks),
+        (3, 3, 0, 3)
+    );
     assert!(r.dense);
     assert_eq!(r.years.get("2020"), Some(&1));
 
     let r = index(corpus.path(), data.path(), true);
-    assert_eq!((r.added, r.changed, r.removed, r.unchanged, r.embedded_chunks), (0, 0, 0, 3, 0));
+    assert_eq!(
+        (
+            r.added,
+            r.changed,
+            r.removed,
+            r.unchanged,
+            r.embedded_chunks
+        ),
+        (0, 0, 0, 3, 0)
+    );
 
-    write(corpus.path(), "2020-06-01_rates.md", "# Rates\n\nThe committee raised the interest rate to fight inflation.");
-    write(corpus.path(), "2022-01-01_music.md", "# Music\n\nThe orchestra played a symphony by Brahms.");
+    write(
+        corpus.path(),
+        "2020-06-01_rates.md",
+        "# Rates\n\nThe committee raised the interest rate to fight inflation.",
+    );
+    write(
+        corpus.path(),
+        "2022-01-01_music.md",
+        "# Music\n\nThe orchestra played a symphony by Brahms.",
+    );
     std::fs::remove_file(corpus.path().join("2019-05-01_birds.md")).unwrap();
     let r = index(corpus.path(), data.path(), true);
-    assert_eq!((r.added, r.changed, r.removed, r.unchanged, r.embedded_chunks), (1, 1, 1, 1, 2));
+    assert_eq!(
+        (
+            r.added,
+            r.changed,
+            r.removed,
+            r.unchanged,
+            r.embedded_chunks
+        ),
+        (1, 1, 1, 1, 2)
+    );
     assert_eq!(r.documents, 3);
     assert_eq!(r.chunks, 3);
 
     let ret = retriever(data.path());
     let docs = |q: &str| -> Vec<String> {
-        ret.search(&SearchRequest { query: q.into(), years: vec![], k: 3 }).unwrap().hits.into_iter().map(|h| h.document).collect()
+        ret.search(&SearchRequest {
+            query: q.into(),
+            years: vec![],
+            k: 3,
+        })
+        .unwrap()
+        .hits
+        .into_iter()
+        .map(|h| h.document)
+        .collect()
     };
     assert_eq!(docs("symphony orchestra")[0], "2022-01-01_music.md");
-    assert!(!docs("heron river fish").contains(&"2019-05-01_birds.md".to_string()), "deleted documents are gone");
+    assert!(
+        !docs("heron river fish").contains(&"2019-05-01_birds.md".to_string()),
+        "deleted documents are gone"
+    );
     let store = ret.store();
     assert!(store.chunks().iter().any(|c| c.text.contains("raised")));
-    assert!(!store.chunks().iter().any(|c| c.text.contains("lowered")), "changed documents are re-chunked");
+    assert!(
+        !store.chunks().iter().any(|c| c.text.contains("lowered")),
+        "changed documents are re-chunked"
+    );
 }
 
 #[test]
@@ -85,14 +150,25 @@ fn unchanged_documents_keep_their_chunk_ids_and_vectors() {
     let data = tempfile::tempdir().unwrap();
     index(corpus.path(), data.path(), true);
     let before = IndexStore::open(data.path()).unwrap();
-    let space_before = before.chunks().iter().find(|c| c.document.contains("space")).unwrap().clone();
+    let space_before = before
+        .chunks()
+        .iter()
+        .find(|c| c.document.contains("space"))
+        .unwrap()
+        .clone();
     let row = before.row_of(&space_before.chunk_id).unwrap();
     let vec_before = before.vectors().unwrap().row(row).to_vec();
     drop(before);
-    write(corpus.path(), "2020-06-01_rates.md", "# Rates\n\nSomething else entirely.");
+    write(
+        corpus.path(),
+        "2020-06-01_rates.md",
+        "# Rates\n\nSomething else entirely.",
+    );
     index(corpus.path(), data.path(), true);
     let after = IndexStore::open(data.path()).unwrap();
-    let space_after = after.chunk(&space_before.chunk_id).expect("same chunk id after re-indexing");
+    let space_after = after
+        .chunk(&space_before.chunk_id)
+        .expect("same chunk id after re-indexing");
     assert_eq!(space_after, &space_before);
     let row = after.row_of(&space_before.chunk_id).unwrap();
     assert_eq!(after.vectors().unwrap().row(row), vec_before.as_slice());
@@ -106,20 +182,37 @@ fn a_damaged_index_is_reported_and_rebuilt_by_index() {
     let vectors = data.path().join("vectors.bin");
     let bytes = std::fs::read(&vectors).unwrap();
     std::fs::write(&vectors, &bytes[..bytes.len() / 2]).unwrap();
-    let err = IndexStore::open(data.path()).err().expect("truncated vectors are caught");
+    let err = IndexStore::open(data.path())
+        .err()
+        .expect("truncated vectors are caught");
     assert!(matches!(err, IndexError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("fathom index --rebuild"), "{err}");
 
     let r = index(corpus.path(), data.path(), true);
-    assert!(r.rebuilt.as_deref().is_some_and(|why| why.contains("damaged")), "{:?}", r.rebuilt);
+    assert!(
+        r.rebuilt
+            .as_deref()
+            .is_some_and(|why| why.contains("damaged")),
+        "{:?}",
+        r.rebuilt
+    );
     assert_eq!(r.chunks, 3);
     assert!(IndexStore::open(data.path()).is_ok());
 
     std::fs::write(data.path().join("chunks.json"), b"[{\"chunk_id\": 1").unwrap();
-    assert!(matches!(IndexStore::open(data.path()), Err(IndexError::Corrupt { .. })));
+    assert!(matches!(
+        IndexStore::open(data.path()),
+        Err(IndexError::Corrupt { .. })
+    ));
     std::fs::write(data.path().join("manifest.json"), b"{}").unwrap();
-    assert!(matches!(IndexStore::open(data.path()), Err(IndexError::Corrupt { .. })));
-    assert!(matches!(IndexStore::open(&data.path().join("nothing")), Err(IndexError::Missing { .. })));
+    assert!(matches!(
+        IndexStore::open(data.path()),
+        Err(IndexError::Corrupt { .. })
+    ));
+    assert!(matches!(
+        IndexStore::open(&data.path().join("nothing")),
+        Err(IndexError::Missing { .. })
+    ));
 }
 
 #[test]
@@ -143,7 +236,13 @@ fn bm25_only_index_works_without_a_model() {
     assert!(store.vectors().is_none());
     let ret = Retriever::new(store, None, None, settings());
     assert!(!ret.dense_enabled());
-    let resp = ret.search(&SearchRequest { query: "telescope orbit".into(), years: vec![], k: 2 }).unwrap();
+    let resp = ret
+        .search(&SearchRequest {
+            query: "telescope orbit".into(),
+            years: vec![],
+            k: 2,
+        })
+        .unwrap();
     assert!(!resp.dense);
     assert_eq!(resp.reranker, "fusion-order");
     assert_eq!(resp.hits[0].document, "2021-07-01_space.md");
@@ -164,8 +263,19 @@ fn fomc_retriever() -> Retriever {
 fn fomc_march_2020_cut_to_zero_is_found_first() {
     let ret = fomc_retriever();
     let q = "When did the FOMC lower the federal funds rate to 0 to 1/4 percent in March 2020?";
-    let resp = ret.search(&SearchRequest { query: q.into(), years: vec![], k: 5 }).unwrap();
-    assert_eq!(resp.hits[0].document, "2020-03-15_statement.md", "{:#?}", resp.hits.iter().map(|h| &h.document).collect::<Vec<_>>());
+    let resp = ret
+        .search(&SearchRequest {
+            query: q.into(),
+            years: vec![],
+            k: 5,
+        })
+        .unwrap();
+    assert_eq!(
+        resp.hits[0].document,
+        "2020-03-15_statement.md",
+        "{:#?}",
+        resp.hits.iter().map(|h| &h.document).collect::<Vec<_>>()
+    );
     assert!(resp.dense);
     assert_eq!(resp.reranker, "dense-cosine");
     let h = &resp.hits[0];
@@ -180,16 +290,38 @@ fn year_filter_applies_inside_both_searches() {
     let mut t = Timings::default();
     let q = "federal funds rate target range";
     let qv = ret.embed_query(q).unwrap();
-    let c = ret.candidates(q, qv.as_deref(), &years, 40, &mut t).unwrap();
-    assert_eq!(c.dense.len(), 40, "the filter runs inside the search, so it still fills the list");
+    let c = ret
+        .candidates(q, qv.as_deref(), &years, 40, &mut t)
+        .unwrap();
+    assert_eq!(
+        c.dense.len(),
+        40,
+        "the filter runs inside the search, so it still fills the list"
+    );
     assert!(c.sparse.len() >= 20);
     let year_of = |id: &str| ret.store().chunk(id).unwrap().year.unwrap();
-    assert!(c.dense.iter().chain(c.sparse.iter()).all(|r| years.contains(&year_of(&r.chunk_id))));
+    assert!(c
+        .dense
+        .iter()
+        .chain(c.sparse.iter())
+        .all(|r| years.contains(&year_of(&r.chunk_id))));
 
-    let resp = ret.search(&SearchRequest { query: q.into(), years: years.clone(), k: 10 }).unwrap();
+    let resp = ret
+        .search(&SearchRequest {
+            query: q.into(),
+            years: years.clone(),
+            k: 10,
+        })
+        .unwrap();
     assert_eq!(resp.year_mode, YearMode::Explicit);
     assert!(resp.hits.iter().all(|h| years.contains(&h.year.unwrap())));
-    let open = ret.search(&SearchRequest { query: q.into(), years: vec![], k: 10 }).unwrap();
+    let open = ret
+        .search(&SearchRequest {
+            query: q.into(),
+            years: vec![],
+            k: 10,
+        })
+        .unwrap();
     assert_eq!(open.year_mode, YearMode::None);
     assert!(open.hits.iter().any(|h| !years.contains(&h.year.unwrap())));
 }
@@ -197,13 +329,20 @@ fn year_filter_applies_inside_both_searches() {
 #[test]
 fn hybrid_hits_carry_every_score_and_modes_differ() {
     let ret = fomc_retriever();
-    let req = SearchRequest { query: "balance sheet reduction Treasury securities runoff".into(), years: vec![], k: 10 };
+    let req = SearchRequest {
+        query: "balance sheet reduction Treasury securities runoff".into(),
+        years: vec![],
+        k: 10,
+    };
     let sparse = ret.search_mode(&req, SearchMode::Sparse).unwrap();
     assert!(sparse.hits.iter().all(|h| h.dense_rank.is_none()));
     let dense = ret.search_mode(&req, SearchMode::Dense).unwrap();
     assert!(dense.hits.iter().all(|h| h.sparse_rank.is_none()));
     let hybrid = ret.search_mode(&req, SearchMode::HybridRerank).unwrap();
-    assert!(hybrid.hits.iter().any(|h| h.dense_rank.is_some() && h.sparse_rank.is_some()));
+    assert!(hybrid
+        .hits
+        .iter()
+        .any(|h| h.dense_rank.is_some() && h.sparse_rank.is_some()));
     // Recency: the boost only goes to the corpus's latest years.
     let window = hybrid.recent_year_window.unwrap();
     assert_eq!(window[1] - window[0], 2);

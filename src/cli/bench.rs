@@ -43,12 +43,19 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let retriever = open_retriever(cfg, status.into_embedder())?;
     let open_ms = t.elapsed().as_secs_f64() * 1000.0;
     let queries: Vec<String> = match &args.queries {
-        Some(f) => fathom::eval::qa::load(f)?.into_iter().map(|i| i.question).collect(),
+        Some(f) => fathom::eval::qa::load(f)?
+            .into_iter()
+            .map(|i| i.question)
+            .collect(),
         None => DEFAULT_QUERIES.iter().map(|s| s.to_string()).collect(),
     };
     let run_all = |times: &mut Vec<f64>| -> anyhow::Result<()> {
         for q in &queries {
-            let req = SearchRequest { query: q.clone(), years: Vec::new(), k: cfg.retrieval.k };
+            let req = SearchRequest {
+                query: q.clone(),
+                years: Vec::new(),
+                k: cfg.retrieval.k,
+            };
             let t = Instant::now();
             retriever.search(&req)?;
             times.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -63,7 +70,13 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
 
     let (tokens_per_s, embedded) = match retriever.embedder() {
         Some(e) => {
-            let texts: Vec<&str> = retriever.store().chunks().iter().take(args.embed_chunks).map(|c| c.text.as_str()).collect();
+            let texts: Vec<&str> = retriever
+                .store()
+                .chunks()
+                .iter()
+                .take(args.embed_chunks)
+                .map(|c| c.text.as_str())
+                .collect();
             let tokens: usize = texts.iter().map(|t| e.count_tokens(t).min(256)).sum();
             let t = Instant::now();
             e.embed_documents(&texts)?;
@@ -86,7 +99,10 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("index: {} chunks, dense {}, reranker {}", out["chunks"], out["dense"], out["reranker"]);
+        println!(
+            "index: {} chunks, dense {}, reranker {}",
+            out["chunks"], out["dense"], out["reranker"]
+        );
         println!(
             "query latency over {} queries: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
             times.len(),

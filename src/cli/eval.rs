@@ -60,7 +60,10 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
         eprintln!("note: {n}");
     }
     let report = index_corpus(&ecfg, &corpus_dir, status.embedder(), false, args.json)?;
-    eprintln!("index: {} documents, {} chunks, {:.1} s", report.documents, report.chunks, report.seconds);
+    eprintln!(
+        "index: {} documents, {} chunks, {:.1} s",
+        report.documents, report.chunks, report.seconds
+    );
     let mut retriever_cfg = ecfg.clone();
     retriever_cfg.retrieval.candidates = retriever_cfg.retrieval.candidates.max(100);
     let retriever = open_retriever(&retriever_cfg, status.into_embedder())?;
@@ -80,10 +83,25 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("{} · {} judged queries · reranker {}", dir.display(), scores.first().map_or(0, |s| s.queries), retriever.reranker_name());
-        println!("{:<15} {:>9} {:>11} {:>8} {:>10}", "mode", format!("nDCG@{}", args.k), "recall@100", "MRR@10", "ms/query");
+        println!(
+            "{} · {} judged queries · reranker {}",
+            dir.display(),
+            scores.first().map_or(0, |s| s.queries),
+            retriever.reranker_name()
+        );
+        println!(
+            "{:<15} {:>9} {:>11} {:>8} {:>10}",
+            "mode",
+            format!("nDCG@{}", args.k),
+            "recall@100",
+            "MRR@10",
+            "ms/query"
+        );
         for s in &scores {
-            println!("{:<15} {:>9.4} {:>11.4} {:>8.4} {:>10.2}", s.mode, s.ndcg_at_10, s.recall_at_100, s.mrr_at_10, s.ms_per_query);
+            println!(
+                "{:<15} {:>9.4} {:>11.4} {:>8.4} {:>10.2}",
+                s.mode, s.ndcg_at_10, s.recall_at_100, s.mrr_at_10, s.ms_per_query
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -98,19 +116,41 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
         eprintln!("note: {n}");
     }
     let report = index_corpus(&ecfg, &corpus, status.embedder(), false, args.json)?;
-    eprintln!("index: {} documents, {} chunks, {:.1} s", report.documents, report.chunks, report.seconds);
+    eprintln!(
+        "index: {} documents, {} chunks, {:.1} s",
+        report.documents, report.chunks, report.seconds
+    );
     let retriever = open_retriever(&ecfg, status.into_embedder())?;
     let scores = qa::evaluate_retrieval(&retriever, &items)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "file": file.display().to_string(), "retrieval": scores }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "file": file.display().to_string(), "retrieval": scores })
+            )?
+        );
     } else {
-        println!("{} · {} questions · reranker {}", file.display(), items.len(), retriever.reranker_name());
-        println!("{:<12} {:>7} {:>7} {:>10}", "year filter", "hit@1", "hit@5", "median ms");
+        println!(
+            "{} · {} questions · reranker {}",
+            file.display(),
+            items.len(),
+            retriever.reranker_name()
+        );
+        println!(
+            "{:<12} {:>7} {:>7} {:>10}",
+            "year filter", "hit@1", "hit@5", "median ms"
+        );
         for s in &scores {
-            println!("{:<12} {:>7.3} {:>7.3} {:>10.2}", s.year_filter, s.hit_at_1, s.hit_at_5, s.median_ms);
+            println!(
+                "{:<12} {:>7.3} {:>7.3} {:>10.2}",
+                s.year_filter, s.hit_at_1, s.hit_at_5, s.median_ms
+            );
         }
         if let Some(s) = scores.first().filter(|s| !s.misses.is_empty()) {
-            println!("not in the top 5 without a year filter: {}", s.misses.join(", "));
+            println!(
+                "not in the top 5 without a year filter: {}",
+                s.misses.join(", ")
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -40,10 +40,21 @@ pub fn index_corpus(
     quiet: bool,
 ) -> anyhow::Result<IndexReport> {
     let dir = index_dir(&cfg.paths.data_dir);
-    let opts = BuildOptions { corpus_root: corpus, index_dir: &dir, embedder, chunking: chunk_options(cfg), rebuild };
+    let opts = BuildOptions {
+        corpus_root: corpus,
+        index_dir: &dir,
+        embedder,
+        chunking: chunk_options(cfg),
+        rebuild,
+    };
     let mut reporter = Reporter::new(quiet);
     let report = build(&opts, &mut |p| reporter.report(p))?;
-    tracing::info!(documents = report.documents, chunks = report.chunks, seconds = report.seconds, "indexed");
+    tracing::info!(
+        documents = report.documents,
+        chunks = report.chunks,
+        seconds = report.seconds,
+        "indexed"
+    );
     Ok(report)
 }
 
@@ -52,7 +63,11 @@ fn print_report(r: &IndexReport) {
         "indexed {} documents, {} chunks ({}) in {:.1} s",
         r.documents,
         r.chunks,
-        if r.dense { "BM25 + dense vectors" } else { "BM25 only" },
+        if r.dense {
+            "BM25 + dense vectors"
+        } else {
+            "BM25 only"
+        },
         r.seconds
     );
     println!(

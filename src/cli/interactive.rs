@@ -23,7 +23,12 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         eprintln!("note: {notice}");
     }
     let report = index_corpus(cfg, &corpus, status.embedder(), false, false)?;
-    eprintln!("{} documents, {} chunks indexed from {}", report.documents, report.chunks, corpus.display());
+    eprintln!(
+        "{} documents, {} chunks indexed from {}",
+        report.documents,
+        report.chunks,
+        corpus.display()
+    );
     let retriever = open_retriever(cfg, status.into_embedder())?;
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();
@@ -42,9 +47,20 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         if matches!(query, "q" | "quit" | "exit") {
             break;
         }
-        let resp = retriever.search(&SearchRequest { query: query.to_string(), years: Vec::new(), k: 3 })?;
+        let resp = retriever.search(&SearchRequest {
+            query: query.to_string(),
+            years: Vec::new(),
+            k: 3,
+        })?;
         for h in &resp.hits {
-            println!("[{}] {} ({}) {:.2}\n    {}", h.rank, h.document, h.date.map(|d| d.to_string()).unwrap_or_default(), h.score, h.snippet);
+            println!(
+                "[{}] {} ({}) {:.2}\n    {}",
+                h.rank,
+                h.document,
+                h.date.map(|d| d.to_string()).unwrap_or_default(),
+                h.score,
+                h.snippet
+            );
         }
         if resp.hits.is_empty() {
             println!("no matches");

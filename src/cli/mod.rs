@@ -1,5 +1,6 @@
 //! Command-line interface: global options, subcommands, exit codes.
 
+mod ask;
 mod bench;
 mod eval;
 mod index;
@@ -14,7 +15,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "fathom", version, about = "Ask questions of a folder of dated documents: cited, confidence-scored answers.")]
+#[command(
+    name = "fathom",
+    version,
+    about = "Ask questions of a folder of dated documents: cited, confidence-scored answers."
+)]
 pub struct Cli {
     /// Config file (default: the `fathom` folder in your config dir, if it has config.toml).
     #[arg(long, global = true, value_name = "FILE")]
@@ -31,6 +36,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Ask a question: the whole pipeline, headless.
+    Ask(ask::AskArgs),
     /// Build or update the index of the corpus (only new and changed documents are embedded).
     Index(index::IndexArgs),
     /// Search the index: hybrid dense + BM25 retrieval, fused with RRF and reranked.
@@ -58,7 +65,8 @@ pub fn run() -> ExitCode {
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
-            let usage = e.downcast_ref::<UsageError>().is_some() || e.downcast_ref::<fathom::config::ConfigError>().is_some();
+            let usage = e.downcast_ref::<UsageError>().is_some()
+                || e.downcast_ref::<fathom::config::ConfigError>().is_some();
             eprintln!("fathom: {e:#}");
             ExitCode::from(if usage { 2 } else { 1 })
         }
@@ -79,6 +87,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write logs under {}", cfg.paths.data_dir.display()))?;
     tracing::info!(command = ?cli.command, "start");
     match cli.command {
+        Some(Command::Ask(args)) => ask::run(&cfg, &args),
         Some(Command::Index(args)) => index::run(&cfg, &args),
         Some(Command::Search(args)) => search::run(&cfg, &args),
         Some(Command::Eval(args)) => eval::run(&cfg, &args),
@@ -98,7 +107,9 @@ fn corpus_dir(cfg: &Config) -> anyhow::Result<PathBuf> {
 fn parse_years(s: &str) -> Result<Vec<i32>, String> {
     let mut years = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let y: i32 = part.parse().map_err(|_| format!("not a year: {part:?} (expected e.g. 2019,2020)"))?;
+        let y: i32 = part
+            .parse()
+            .map_err(|_| format!("not a year: {part:?} (expected e.g. 2019,2020)"))?;
         if !(1000..=9999).contains(&y) {
             return Err(format!("not a year: {y}"));
         }

@@ -16,22 +16,36 @@ impl Reporter {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} chunks · {per_sec} · eta {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{msg:>10} [{bar:40}] {pos}/{len} chunks · {per_sec} · eta {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
             );
             bar
         });
-        Reporter { bar, quiet, last_percent: usize::MAX }
+        Reporter {
+            bar,
+            quiet,
+            last_percent: usize::MAX,
+        }
     }
 
     pub fn report(&mut self, p: IndexProgress) {
         match p {
-            IndexProgress::Skipped { path, reason } => self.line(&format!("skipped {path}: {reason}"), true),
-            IndexProgress::Rebuilding { reason } => self.line(&format!("rebuilding the index: {reason}"), true),
-            IndexProgress::Scanned { documents, to_embed } => {
-                self.line(&format!("{documents} documents; {to_embed} chunks to index"), false)
+            IndexProgress::Skipped { path, reason } => {
+                self.line(&format!("skipped {path}: {reason}"), true)
             }
+            IndexProgress::Rebuilding { reason } => {
+                self.line(&format!("rebuilding the index: {reason}"), true)
+            }
+            IndexProgress::Scanned {
+                documents,
+                to_embed,
+            } => self.line(
+                &format!("{documents} documents; {to_embed} chunks to index"),
+                false,
+            ),
             IndexProgress::Embedded { done, total } => match &self.bar {
                 Some(bar) => {
                     bar.set_length(total as u64);

@@ -32,7 +32,11 @@ pub fn run(cfg: &Config, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     if k == 0 {
         return Err(super::UsageError("--k must be at least 1".into()).into());
     }
-    let req = SearchRequest { query: args.query.join(" "), years: args.years.clone().unwrap_or_default(), k };
+    let req = SearchRequest {
+        query: args.query.join(" "),
+        years: args.years.clone().unwrap_or_default(),
+        k,
+    };
     let resp = retriever.search(&req)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&resp)?);
@@ -46,7 +50,11 @@ fn print_human(r: &SearchResponse) {
     let years = if r.requested_years.is_empty() {
         "all years".to_string()
     } else {
-        r.requested_years.iter().map(|y| y.to_string()).collect::<Vec<_>>().join(", ")
+        r.requested_years
+            .iter()
+            .map(|y| y.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     println!(
         "{} · reranker {} · {} · {:.1} ms",
@@ -59,9 +67,19 @@ fn print_human(r: &SearchResponse) {
         println!("no matches");
     }
     for h in &r.hits {
-        let date = h.date.map(|d| d.to_string()).unwrap_or_else(|| "undated".into());
-        let section = h.section.as_deref().map(|s| format!(" §{s}")).unwrap_or_default();
-        println!("\n{:>2}. {} ({date}){section}  [chunk {}]", h.rank, h.document, h.chunk_id);
+        let date = h
+            .date
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "undated".into());
+        let section = h
+            .section
+            .as_deref()
+            .map(|s| format!(" §{s}"))
+            .unwrap_or_default();
+        println!(
+            "\n{:>2}. {} ({date}){section}  [chunk {}]",
+            h.rank, h.document, h.chunk_id
+        );
         let part = |name: &str, rank: Option<usize>, score: Option<f32>| match (rank, score) {
             (Some(r), Some(s)) => format!("{name} #{r} {s:.3}"),
             _ => format!("{name} –"),

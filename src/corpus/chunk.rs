@@ -19,7 +19,10 @@ pub struct ChunkOptions {
 
 impl Default for ChunkOptions {
     fn default() -> Self {
-        ChunkOptions { target_words: 160, max_words: 200 }
+        ChunkOptions {
+            target_words: 160,
+            max_words: 200,
+        }
     }
 }
 
@@ -36,7 +39,10 @@ pub fn chunk_document(doc: &Document, opts: &ChunkOptions) -> Vec<Chunk> {
     let target = opts.target_words.clamp(1, max);
     let mut chunks = Vec::new();
     for (section, paragraphs) in sections(&doc.text) {
-        let pieces: Vec<Piece> = paragraphs.into_iter().flat_map(|p| split_long(&doc.text, p, max)).collect();
+        let pieces: Vec<Piece> = paragraphs
+            .into_iter()
+            .flat_map(|p| split_long(&doc.text, p, max))
+            .collect();
         for group in pack(&pieces, target, max) {
             let (start, end) = (group.0, group.1);
             let text = &doc.text[start..end];
@@ -64,7 +70,11 @@ fn chunk_id(path: &str, start: usize, text: &str) -> String {
     h.update(start.to_le_bytes());
     h.update([0]);
     h.update(text.as_bytes());
-    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn words(s: &str) -> usize {
@@ -80,7 +90,11 @@ fn sections(text: &str) -> Vec<(Option<String>, Vec<Piece>)> {
             let w = words(&text[s..e]);
             if w > 0 {
                 if let Some(last) = out.last_mut() {
-                    last.1.push(Piece { start: s, end: e, words: w });
+                    last.1.push(Piece {
+                        start: s,
+                        end: e,
+                        words: w,
+                    });
                 }
             }
         }
@@ -92,7 +106,10 @@ fn sections(text: &str) -> Vec<(Option<String>, Vec<Piece>)> {
         let content = line.trim_end_matches('\n');
         if let Some((_, title)) = heading(content) {
             flush(&mut para, &mut out);
-            out.push((Some(title.to_string()).filter(|t| !t.is_empty()), Vec::new()));
+            out.push((
+                Some(title.to_string()).filter(|t| !t.is_empty()),
+                Vec::new(),
+            ));
         } else if content.trim().is_empty() {
             flush(&mut para, &mut out);
         } else {
@@ -124,7 +141,14 @@ fn split_long(text: &str, p: Piece, max: usize) -> Vec<Piece> {
         }
     }
     // Re-pack sentences so pieces are as large as allowed.
-    pack(&out, max, max).into_iter().map(|(s, e)| Piece { start: s, end: e, words: words(&text[s..e]) }).collect()
+    pack(&out, max, max)
+        .into_iter()
+        .map(|(s, e)| Piece {
+            start: s,
+            end: e,
+            words: words(&text[s..e]),
+        })
+        .collect()
 }
 
 fn sentence_ranges(text: &str, start: usize, end: usize) -> Vec<Piece> {
@@ -149,7 +173,11 @@ fn push_trimmed(out: &mut Vec<Piece>, text: &str, s: usize, e: usize) {
     let trimmed = seg.trim();
     if !trimmed.is_empty() {
         let start = s + lead;
-        out.push(Piece { start, end: start + trimmed.len(), words: words(trimmed) });
+        out.push(Piece {
+            start,
+            end: start + trimmed.len(),
+            words: words(trimmed),
+        });
     }
 }
 
@@ -176,7 +204,13 @@ fn word_windows(text: &str, p: Piece, max: usize) -> Vec<Piece> {
     }
     bounds
         .chunks(max)
-        .filter_map(|w| Some(Piece { start: p.start + w.first()?.0, end: p.start + w.last()?.1, words: w.len() }))
+        .filter_map(|w| {
+            Some(Piece {
+                start: p.start + w.first()?.0,
+                end: p.start + w.last()?.1,
+                words: w.len(),
+            })
+        })
         .collect()
 }
 
@@ -187,7 +221,9 @@ fn pack(pieces: &[Piece], target: usize, max: usize) -> Vec<(usize, usize)> {
     let mut cur: Option<(usize, usize, usize)> = None;
     for p in pieces {
         cur = match cur {
-            Some((s, _, w)) if w + p.words <= target.max(1) && w + p.words <= max => Some((s, p.end, w + p.words)),
+            Some((s, _, w)) if w + p.words <= target.max(1) && w + p.words <= max => {
+                Some((s, p.end, w + p.words))
+            }
             Some((s, e, _)) => {
                 out.push((s, e));
                 Some((p.start, p.end, p.words))
@@ -218,20 +254,35 @@ mod tests {
     }
 
     fn opts(target: usize, max: usize) -> ChunkOptions {
-        ChunkOptions { target_words: target, max_words: max }
+        ChunkOptions {
+            target_words: target,
+            max_words: max,
+        }
     }
 
     #[test]
     fn sections_come_from_the_nearest_heading() {
         let d = doc("# Title\n\nIntro para.\n\n## Policy\n\nRates held.\n\nMore policy.\n\n## Outlook\n\nGrowth.");
         let c = chunk_document(&d, &opts(100, 200));
-        let got: Vec<(Option<&str>, &str)> = c.iter().map(|c| (c.section.as_deref(), c.text.as_str())).collect();
+        let got: Vec<(Option<&str>, &str)> = c
+            .iter()
+            .map(|c| (c.section.as_deref(), c.text.as_str()))
+            .collect();
         assert_eq!(
             got,
-            vec![(Some("Title"), "Intro para."), (Some("Policy"), "Rates held.\n\nMore policy."), (Some("Outlook"), "Growth.")]
+            vec![
+                (Some("Title"), "Intro para."),
+                (Some("Policy"), "Rates held.\n\nMore policy."),
+                (Some("Outlook"), "Growth.")
+            ]
         );
-        assert_eq!(c.iter().map(|c| c.ordinal).collect::<Vec<_>>(), vec![0, 1, 2]);
-        assert!(c.iter().all(|c| c.year == Some(2020) && c.document == "2020-01-01_x.md"));
+        assert_eq!(
+            c.iter().map(|c| c.ordinal).collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
+        assert!(c
+            .iter()
+            .all(|c| c.year == Some(2020) && c.document == "2020-01-01_x.md"));
     }
 
     #[test]
@@ -255,7 +306,10 @@ mod tests {
         let sentence = "alpha beta gamma delta epsilon. ";
         let long_para = sentence.repeat(60);
         let giant_sentence = "word ".repeat(450);
-        let text = format!("# T\n\n{long_para}\n\nshort para\n\n{giant_sentence}\n\n{}", "x. ".repeat(30));
+        let text = format!(
+            "# T\n\n{long_para}\n\nshort para\n\n{giant_sentence}\n\n{}",
+            "x. ".repeat(30)
+        );
         let d = doc(&text);
         for (target, max) in [(160, 200), (20, 25), (5, 5)] {
             let chunks = chunk_document(&d, &opts(target, max));
@@ -265,7 +319,11 @@ mod tests {
                 assert_eq!(&text[c.byte_start..c.byte_end], c.text);
             }
             let total: usize = chunks.iter().map(|c| words(&c.text)).sum();
-            assert_eq!(total, words(&text) - 2, "every word but the heading lands in exactly one chunk");
+            assert_eq!(
+                total,
+                words(&text) - 2,
+                "every word but the heading lands in exactly one chunk"
+            );
         }
     }
 
@@ -287,7 +345,10 @@ mod tests {
         assert_ne!(a[0].chunk_id, changed[0].chunk_id);
         let mut other = doc("# T\n\nSame text.\n\nOther.");
         other.path = "b.md".into();
-        assert_ne!(chunk_document(&other, &opts(2, 5))[0].chunk_id, a[0].chunk_id);
+        assert_ne!(
+            chunk_document(&other, &opts(2, 5))[0].chunk_id,
+            a[0].chunk_id
+        );
         assert!(a[0].chunk_id.len() == 16 && a[0].chunk_id.bytes().all(|b| b.is_ascii_hexdigit()));
     }
 

@@ -19,12 +19,41 @@ impl Date {
         }
         let num = |r: std::ops::Range<usize>| -> Option<u32> {
             let part = s.get(r)?;
-            part.bytes().all(|c| c.is_ascii_digit()).then(|| part.parse().ok())?
+            part.bytes()
+                .all(|c| c.is_ascii_digit())
+                .then(|| part.parse().ok())?
         };
         let year = num(0..4)? as i32;
         let month = num(5..7)? as u8;
         let day = num(8..10)? as u8;
-        ((1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)).then_some(Date { year, month, day })
+        ((1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month))
+            .then_some(Date { year, month, day })
+    }
+}
+
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+impl Date {
+    /// `March 15, 2020`: how people write dates in questions.
+    pub fn long_form(&self) -> String {
+        let name = MONTH_NAMES
+            .get(usize::from(self.month.saturating_sub(1)))
+            .copied()
+            .unwrap_or("");
+        format!("{name} {}, {}", self.day, self.year)
     }
 }
 
@@ -63,7 +92,14 @@ mod tests {
 
     #[test]
     fn parses_valid_dates_only() {
-        assert_eq!(Date::parse("2020-03-15"), Some(Date { year: 2020, month: 3, day: 15 }));
+        assert_eq!(
+            Date::parse("2020-03-15"),
+            Some(Date {
+                year: 2020,
+                month: 3,
+                day: 15
+            })
+        );
         assert!(Date::parse("2020-02-29").is_some());
         assert!(Date::parse("2000-02-29").is_some());
         assert!(Date::parse("1900-02-29").is_none());

@@ -26,23 +26,40 @@ pub fn is_supported(path: &Path) -> bool {
 }
 
 fn is_hidden(entry: &walkdir::DirEntry) -> bool {
-    entry.depth() > 0 && entry.file_name().to_str().is_some_and(|n| n.starts_with('.'))
+    entry.depth() > 0
+        && entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with('.'))
 }
 
 /// Walks `root` for `.md`, `.markdown`, `.txt`, `.html` and `.htm` files (hidden entries skipped).
 pub fn discover(root: &Path) -> Result<Discovered, CorpusError> {
     if !root.is_dir() {
-        return Err(CorpusError::NoSuchFolder { path: root.to_path_buf() });
+        return Err(CorpusError::NoSuchFolder {
+            path: root.to_path_buf(),
+        });
     }
     let mut found = Discovered::default();
-    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter();
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter();
     for entry in walker.filter_entry(|e| !is_hidden(e)) {
         match entry {
-            Ok(e) if e.file_type().is_file() && is_supported(e.path()) => found.files.push(e.into_path()),
+            Ok(e) if e.file_type().is_file() && is_supported(e.path()) => {
+                found.files.push(e.into_path())
+            }
             Ok(_) => {}
             Err(err) => {
-                let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
-                found.skipped.push(SkippedFile { path, reason: err.to_string() });
+                let path = err
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| root.to_path_buf());
+                found.skipped.push(SkippedFile {
+                    path,
+                    reason: err.to_string(),
+                });
             }
         }
     }
@@ -60,7 +77,16 @@ mod tests {
         let root = dir.path();
         std::fs::create_dir_all(root.join("sub")).unwrap();
         std::fs::create_dir_all(root.join(".git")).unwrap();
-        for f in ["b.md", "a.TXT", "sub/c.html", "d.pdf", ".hidden.md", ".git/e.md", "sub/f.htm", "g.markdown"] {
+        for f in [
+            "b.md",
+            "a.TXT",
+            "sub/c.html",
+            "d.pdf",
+            ".hidden.md",
+            ".git/e.md",
+            "sub/f.htm",
+            "g.markdown",
+        ] {
             std::fs::write(root.join(f), "x").unwrap();
         }
         let found = discover(root).unwrap();
@@ -69,7 +95,10 @@ mod tests {
             .iter()
             .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, vec!["a.TXT", "b.md", "g.markdown", "sub/c.html", "sub/f.htm"]);
+        assert_eq!(
+            names,
+            vec!["a.TXT", "b.md", "g.markdown", "sub/c.html", "sub/f.htm"]
+        );
         assert!(found.skipped.is_empty());
     }
 

@@ -21,25 +21,58 @@ pub struct Document {
 
 /// Reads and parses one file under `root`.
 pub fn load_document(root: &Path, path: &Path) -> Result<Document, CorpusError> {
-    let bytes = std::fs::read(path).map_err(|source| CorpusError::Unreadable { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| CorpusError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let hash = hex(&Sha256::digest(&bytes));
-    let raw = std::str::from_utf8(&bytes).map_err(|_| CorpusError::NotUtf8 { path: path.to_path_buf() })?;
-    let raw = raw.strip_prefix('\u{feff}').unwrap_or(raw).replace("\r\n", "\n");
+    let raw = std::str::from_utf8(&bytes).map_err(|_| CorpusError::NotUtf8 {
+        path: path.to_path_buf(),
+    })?;
+    let raw = raw
+        .strip_prefix('\u{feff}')
+        .unwrap_or(raw)
+        .replace("\r\n", "\n");
     let rel = path.strip_prefix(root).unwrap_or(path);
-    let rel_str = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let is_html = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+    let rel_str = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let is_html = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
 
     let (front, body) = split_front_matter(&raw);
-    let (html_title, text) = if is_html { super::html::to_text(body) } else { (None, body.to_string()) };
-    let date = date_from_name(&file_name).or_else(|| front_value(front, "date").and_then(|v| v.get(..10).and_then(Date::parse)));
+    let (html_title, text) = if is_html {
+        super::html::to_text(body)
+    } else {
+        (None, body.to_string())
+    };
+    let date = date_from_name(&file_name)
+        .or_else(|| front_value(front, "date").and_then(|v| v.get(..10).and_then(Date::parse)));
     let title = front_value(front, "title")
         .filter(|t| !t.is_empty())
         .or(html_title)
         .or_else(|| first_heading(&text))
         .unwrap_or(stem);
-    Ok(Document { path: rel_str, title, date, year: date.map(|d| d.year), text, hash })
+    Ok(Document {
+        path: rel_str,
+        title,
+        date,
+        year: date.map(|d| d.year),
+        text,
+        hash,
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -53,7 +86,9 @@ fn date_from_name(name: &str) -> Option<Date> {
 
 /// Splits `---\n...\n---\n` front matter from the body.
 fn split_front_matter(text: &str) -> (Option<&str>, &str) {
-    let Some(rest) = text.strip_prefix("---\n") else { return (None, text) };
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return (None, text);
+    };
     match rest.find("\n---") {
         Some(end) => {
             let after = &rest[end + 4..];
@@ -68,13 +103,17 @@ fn split_front_matter(text: &str) -> (Option<&str>, &str) {
 fn front_value(front: Option<&str>, key: &str) -> Option<String> {
     front?.lines().find_map(|line| {
         let (k, v) = line.split_once(':')?;
-        (k.trim().eq_ignore_ascii_case(key)).then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
+        (k.trim().eq_ignore_ascii_case(key))
+            .then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
     })
 }
 
 /// The text of the first Markdown heading.
 pub fn first_heading(text: &str) -> Option<String> {
-    text.lines().find_map(heading).map(|(_, t)| t.to_string()).filter(|t| !t.is_empty())
+    text.lines()
+        .find_map(heading)
+        .map(|(_, t)| t.to_string())
+        .filter(|t| !t.is_empty())
 }
 
 /// `(level, text)` if the line is a Markdown ATX heading.
@@ -105,7 +144,11 @@ mod tests {
 
     #[test]
     fn date_and_title_from_file_name_and_heading() {
-        let d = load("2020-03-15_statement.md", b"# Federal Reserve issues FOMC statement\n\nText.").unwrap();
+        let d = load(
+            "2020-03-15_statement.md",
+            b"# Federal Reserve issues FOMC statement\n\nText.",
+        )
+        .unwrap();
         assert_eq!(d.date, Date::parse("2020-03-15"));
         assert_eq!(d.year, Some(2020));
         assert_eq!(d.title, "Federal Reserve issues FOMC statement");
@@ -115,7 +158,11 @@ mod tests {
 
     #[test]
     fn front_matter_gives_date_and_title_and_is_removed() {
-        let d = load("notes/memo.md", b"---\ntitle: \"Budget memo\"\ndate: 2021-05-04T10:00:00\n---\n# Heading\nBody").unwrap();
+        let d = load(
+            "notes/memo.md",
+            b"---\ntitle: \"Budget memo\"\ndate: 2021-05-04T10:00:00\n---\n# Heading\nBody",
+        )
+        .unwrap();
         assert_eq!(d.date, Date::parse("2021-05-04"));
         assert_eq!(d.title, "Budget memo");
         assert_eq!(d.path, "notes/memo.md");
@@ -135,7 +182,10 @@ mod tests {
 
     #[test]
     fn non_utf8_and_missing_files_are_errors() {
-        assert!(matches!(load("bad.md", b"caf\xe9"), Err(CorpusError::NotUtf8 { .. })));
+        assert!(matches!(
+            load("bad.md", b"caf\xe9"),
+            Err(CorpusError::NotUtf8 { .. })
+        ));
         let err = load_document(Path::new("/"), Path::new("/no/such/file.md")).unwrap_err();
         assert!(matches!(err, CorpusError::Unreadable { .. }));
         assert!(err.to_string().contains("/no/such/file.md"));

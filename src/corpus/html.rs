@@ -10,13 +10,19 @@ pub fn to_text(html: &str) -> (Option<String>, String) {
     let bytes = html.as_bytes();
     while i < html.len() {
         if bytes[i] == b'<' {
-            let Some(end) = html[i..].find('>').map(|e| i + e + 1) else { break };
+            let Some(end) = html[i..].find('>').map(|e| i + e + 1) else {
+                break;
+            };
             let tag = tag_name(&lower[i..end]);
             let closing = lower[i..].starts_with("</");
             if !closing && matches!(tag.as_str(), "script" | "style" | "head") {
                 // Skip the element's whole content.
                 let close = format!("</{tag}");
-                i = lower[end..].find(&close).map(|p| end + p).and_then(|p| html[p..].find('>').map(|q| p + q + 1)).unwrap_or(html.len());
+                i = lower[end..]
+                    .find(&close)
+                    .map(|p| end + p)
+                    .and_then(|p| html[p..].find('>').map(|q| p + q + 1))
+                    .unwrap_or(html.len());
                 continue;
             }
             match tag.as_str() {
@@ -28,7 +34,8 @@ pub fn to_text(html: &str) -> (Option<String>, String) {
                         out.push(' ');
                     }
                 }
-                "p" | "div" | "section" | "article" | "li" | "tr" | "ul" | "ol" | "table" | "blockquote" | "pre" => out.push_str("\n\n"),
+                "p" | "div" | "section" | "article" | "li" | "tr" | "ul" | "ol" | "table"
+                | "blockquote" | "pre" => out.push_str("\n\n"),
                 "br" => out.push('\n'),
                 _ => {}
             }
@@ -43,7 +50,11 @@ pub fn to_text(html: &str) -> (Option<String>, String) {
 }
 
 fn tag_name(tag: &str) -> String {
-    tag.trim_start_matches('<').trim_start_matches('/').chars().take_while(|c| c.is_ascii_alphanumeric()).collect()
+    tag.trim_start_matches('<')
+        .trim_start_matches('/')
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect()
 }
 
 fn between_tags<'a>(html: &'a str, tag: &str) -> Option<&'a str> {
@@ -76,7 +87,11 @@ fn collapse(s: &str) -> String {
 fn tidy(s: &str) -> String {
     let mut paras = Vec::new();
     for block in s.split("\n\n") {
-        let lines: Vec<String> = block.lines().map(collapse).filter(|l| !l.is_empty()).collect();
+        let lines: Vec<String> = block
+            .lines()
+            .map(collapse)
+            .filter(|l| !l.is_empty())
+            .collect();
         if !lines.is_empty() {
             paras.push(lines.join("\n"));
         }
@@ -123,7 +138,9 @@ fn entity(name: &str) -> Option<char> {
         "frac14" => Some('¼'),
         "frac12" => Some('½'),
         "frac34" => Some('¾'),
-        n if n.starts_with("#x") || n.starts_with("#X") => u32::from_str_radix(&n[2..], 16).ok().and_then(char::from_u32),
+        n if n.starts_with("#x") || n.starts_with("#X") => u32::from_str_radix(&n[2..], 16)
+            .ok()
+            .and_then(char::from_u32),
         n if n.starts_with('#') => n[1..].parse().ok().and_then(char::from_u32),
         _ => None,
     }
@@ -142,6 +159,9 @@ mod tests {
 
     #[test]
     fn entities() {
-        assert_eq!(decode_entities("a &amp; b &lt;c&gt; &#65;&#x42; &unknown; &"), "a & b <c> AB &unknown; &");
+        assert_eq!(
+            decode_entities("a &amp; b &lt;c&gt; &#65;&#x42; &unknown; &"),
+            "a & b <c> AB &unknown; &"
+        );
     }
 }

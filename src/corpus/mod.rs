@@ -1,7 +1,7 @@
 //! Turning a folder of documents into dated, sectioned chunks.
 
 mod chunk;
-mod date;
+pub mod date;
 mod discover;
 mod document;
 mod html;

@@ -46,7 +46,11 @@ struct QueryLine {
 pub fn load(dir: &Path, qrels: Option<&Path>) -> Result<BeirData, EvalError> {
     let corpus = read_jsonl::<CorpusLine>(&dir.join("corpus.jsonl"))?
         .into_iter()
-        .map(|c| BeirDoc { id: c.id, title: c.title, text: c.text })
+        .map(|c| BeirDoc {
+            id: c.id,
+            title: c.title,
+            text: c.text,
+        })
         .collect();
     let queries = read_jsonl::<QueryLine>(&dir.join("queries.jsonl"))?
         .into_iter()
@@ -57,7 +61,11 @@ pub fn load(dir: &Path, qrels: Option<&Path>) -> Result<BeirData, EvalError> {
         None => default_qrels(dir)?,
     };
     let qrels = read_qrels(&qrels_path)?;
-    Ok(BeirData { corpus, queries, qrels })
+    Ok(BeirData {
+        corpus,
+        queries,
+        qrels,
+    })
 }
 
 fn default_qrels(dir: &Path) -> Result<PathBuf, EvalError> {
@@ -73,7 +81,10 @@ fn default_qrels(dir: &Path) -> Result<PathBuf, EvalError> {
         .collect();
     match tsvs.as_slice() {
         [one] => Ok(one.clone()),
-        _ => Err(EvalError::Input(format!("{}: pick a qrels file with --qrels", qdir.display()))),
+        _ => Err(EvalError::Input(format!(
+            "{}: pick a qrels file with --qrels",
+            qdir.display()
+        ))),
     }
 }
 
@@ -83,7 +94,8 @@ fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, EvalE
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1)))
+            serde_json::from_str(l)
+                .map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1)))
         })
         .collect()
 }
@@ -101,9 +113,16 @@ pub fn read_qrels(path: &Path) -> Result<BTreeMap<String, Qrels>, EvalError> {
             if i == 0 {
                 continue; // header
             }
-            return Err(EvalError::Input(format!("{}:{}: bad score {:?}", path.display(), i + 1, cols[2])));
+            return Err(EvalError::Input(format!(
+                "{}:{}: bad score {:?}",
+                path.display(),
+                i + 1,
+                cols[2]
+            )));
         };
-        out.entry(cols[0].to_string()).or_default().insert(cols[1].to_string(), grade);
+        out.entry(cols[0].to_string())
+            .or_default()
+            .insert(cols[1].to_string(), grade);
     }
     Ok(out)
 }
@@ -111,7 +130,13 @@ pub fn read_qrels(path: &Path) -> Result<BTreeMap<String, Qrels>, EvalError> {
 /// File stem for a document id: ids become file names, so anything but `[A-Za-z0-9_-]` is escaped.
 pub fn file_stem(id: &str) -> String {
     id.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c.to_string() } else { format!("~{:x}", c as u32) })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_string()
+            } else {
+                format!("~{:x}", c as u32)
+            }
+        })
         .collect()
 }
 
@@ -166,13 +191,20 @@ pub fn evaluate(
     for &mode in modes {
         let (mut ndcg, mut recall, mut mrr, mut ms) = (0.0, 0.0, 0.0, 0.0);
         for (_, text, qr) in &judged {
-            let req = SearchRequest { query: (*text).clone(), years: Vec::new(), k: CHUNK_DEPTH };
+            let req = SearchRequest {
+                query: (*text).clone(),
+                years: Vec::new(),
+                k: CHUNK_DEPTH,
+            };
             let t = Instant::now();
             let resp = retriever.search_mode(&req, mode)?;
             ms += t.elapsed().as_secs_f64() * 1000.0;
-            let ranked = dedup_documents(
-                resp.hits.iter().map(|h| doc_of.get(&h.document).cloned().unwrap_or_else(|| h.document.clone())),
-            );
+            let ranked = dedup_documents(resp.hits.iter().map(|h| {
+                doc_of
+                    .get(&h.document)
+                    .cloned()
+                    .unwrap_or_else(|| h.document.clone())
+            }));
             ndcg += ndcg_at(&ranked, qr, k);
             recall += recall_at(&ranked, qr, 100);
             mrr += mrr_at(&ranked, qr, 10);
@@ -198,7 +230,11 @@ mod tests {
     fn qrels_skip_the_header_and_group_by_query() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("q.tsv");
-        std::fs::write(&p, "query-id\tcorpus-id\tscore\n1\t10\t1\n1\t11\t2\n2\t10\t1\n").unwrap();
+        std::fs::write(
+            &p,
+            "query-id\tcorpus-id\tscore\n1\t10\t1\n1\t11\t2\n2\t10\t1\n",
+        )
+        .unwrap();
         let q = read_qrels(&p).unwrap();
         assert_eq!(q.len(), 2);
         assert_eq!(q["1"]["11"], 2);

@@ -34,7 +34,11 @@ pub fn recall_at(ranked: &[String], qrels: &Qrels, k: usize) -> f64 {
     if relevant == 0 {
         return 0.0;
     }
-    let found = ranked.iter().take(k).filter(|d| qrels.get(*d).is_some_and(|&g| g > 0)).count();
+    let found = ranked
+        .iter()
+        .take(k)
+        .filter(|d| qrels.get(*d).is_some_and(|&g| g > 0))
+        .count();
     found as f64 / relevant as f64
 }
 
@@ -113,7 +117,10 @@ mod tests {
 
     #[test]
     fn documents_keep_their_first_rank() {
-        assert_eq!(dedup_documents(ids(&["a", "b", "a", "c", "b"])), ids(&["a", "b", "c"]));
+        assert_eq!(
+            dedup_documents(ids(&["a", "b", "a", "c", "b"])),
+            ids(&["a", "b", "c"])
+        );
     }
 
     #[test]

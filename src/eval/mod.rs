@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Input(String),
     #[error(transparent)]
@@ -18,6 +21,9 @@ pub enum EvalError {
 
 impl EvalError {
     fn io(path: &Path, source: std::io::Error) -> Self {
-        EvalError::Io { path: path.to_path_buf(), source }
+        EvalError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     }
 }

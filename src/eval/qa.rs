@@ -34,7 +34,10 @@ pub fn load(path: &Path) -> Result<Vec<QaItem>, EvalError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1))))
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1)))
+        })
         .collect()
 }
 
@@ -57,7 +60,10 @@ pub struct QaRetrievalScores {
 }
 
 /// Hit@1 and hit@5 of the cited document, once without a year filter and once with the item's year.
-pub fn evaluate_retrieval(retriever: &Retriever, items: &[QaItem]) -> Result<Vec<QaRetrievalScores>, EvalError> {
+pub fn evaluate_retrieval(
+    retriever: &Retriever,
+    items: &[QaItem],
+) -> Result<Vec<QaRetrievalScores>, EvalError> {
     let mut out = Vec::new();
     for use_year in [false, true] {
         let (mut h1, mut h5) = (0usize, 0usize);
@@ -68,7 +74,11 @@ pub fn evaluate_retrieval(retriever: &Retriever, items: &[QaItem]) -> Result<Vec
                 (true, Some(y)) => vec![y],
                 _ => Vec::new(),
             };
-            let req = SearchRequest { query: item.question.clone(), years, k: 20 };
+            let req = SearchRequest {
+                query: item.question.clone(),
+                years,
+                k: 20,
+            };
             let t = Instant::now();
             let resp = retriever.search_mode(&req, SearchMode::HybridRerank)?;
             times.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -78,7 +88,11 @@ pub fn evaluate_retrieval(retriever: &Retriever, items: &[QaItem]) -> Result<Vec
             if pos.is_some_and(|p| p < 5) {
                 h5 += 1;
             } else {
-                misses.push(if item.id.is_empty() { item.question.clone() } else { item.id.clone() });
+                misses.push(if item.id.is_empty() {
+                    item.question.clone()
+                } else {
+                    item.id.clone()
+                });
             }
         }
         let n = items.len().max(1) as f64;

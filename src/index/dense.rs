@@ -19,7 +19,10 @@ pub struct DenseMatrix {
 
 impl DenseMatrix {
     pub fn new(dim: usize) -> Self {
-        DenseMatrix { dim, data: Vec::new() }
+        DenseMatrix {
+            dim,
+            data: Vec::new(),
+        }
     }
 
     pub fn dim(&self) -> usize {
@@ -36,7 +39,10 @@ impl DenseMatrix {
 
     pub fn push(&mut self, v: &[f32]) -> Result<(), IndexError> {
         if v.len() != self.dim {
-            return Err(IndexError::DimensionMismatch { expected: self.dim, got: v.len() });
+            return Err(IndexError::DimensionMismatch {
+                expected: self.dim,
+                got: v.len(),
+            });
         }
         self.data.extend_from_slice(v);
         Ok(())
@@ -44,7 +50,12 @@ impl DenseMatrix {
 
     /// The `limit` rows most similar to `query` (dot product = cosine for unit vectors) among
     /// the rows `allow` accepts, best first; ties go to the lower row so results are stable.
-    pub fn search(&self, query: &[f32], allow: impl Fn(usize) -> bool, limit: usize) -> Vec<(usize, f32)> {
+    pub fn search(
+        &self,
+        query: &[f32],
+        allow: impl Fn(usize) -> bool,
+        limit: usize,
+    ) -> Vec<(usize, f32)> {
         if limit == 0 || query.len() != self.dim {
             return Vec::new();
         }
@@ -81,7 +92,8 @@ impl DenseMatrix {
             return Err(bad("not a fathom vectors file"));
         }
         let dim = u32::from_le_bytes(bytes[8..12].try_into().map_err(|_| bad("header"))?) as usize;
-        let rows = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| bad("header"))?) as usize;
+        let rows =
+            u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| bad("header"))?) as usize;
         let body = rows
             .checked_mul(dim)
             .and_then(|n| n.checked_mul(4))
@@ -151,7 +163,12 @@ mod tests {
 
     fn sample() -> DenseMatrix {
         let mut m = DenseMatrix::new(3);
-        for v in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.7, 0.7, 0.0], [0.0, 0.0, 1.0]] {
+        for v in [
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.7, 0.7, 0.0],
+            [0.0, 0.0, 1.0],
+        ] {
             m.push(&unit(&v)).unwrap();
         }
         m
@@ -164,7 +181,10 @@ mod tests {
         let all = m.search(&q, |_| true, 3);
         assert_eq!(all.iter().map(|r| r.0).collect::<Vec<_>>(), vec![0, 2, 1]);
         let filtered = m.search(&q, |i| i != 0, 10);
-        assert_eq!(filtered.iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 1, 3]);
+        assert_eq!(
+            filtered.iter().map(|r| r.0).collect::<Vec<_>>(),
+            vec![2, 1, 3]
+        );
     }
 
     #[test]
@@ -191,15 +211,24 @@ mod tests {
         let mut flipped = bytes.clone();
         flipped[HEADER + 3] ^= 0x40;
         std::fs::write(&path, &flipped).unwrap();
-        assert!(DenseMatrix::read(&path).unwrap_err().to_string().contains("checksum"));
+        assert!(DenseMatrix::read(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("checksum"));
 
         std::fs::write(&path, b"garbage").unwrap();
-        assert!(matches!(DenseMatrix::read(&path), Err(IndexError::Corrupt { .. })));
+        assert!(matches!(
+            DenseMatrix::read(&path),
+            Err(IndexError::Corrupt { .. })
+        ));
     }
 
     #[test]
     fn wrong_dimension_is_rejected() {
         let mut m = DenseMatrix::new(3);
-        assert!(matches!(m.push(&[1.0, 0.0]), Err(IndexError::DimensionMismatch { .. })));
+        assert!(matches!(
+            m.push(&[1.0, 0.0]),
+            Err(IndexError::DimensionMismatch { .. })
+        ));
     }
 }

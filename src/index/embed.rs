@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{Encoding, EncodeInput, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+use tokenizers::{
+    EncodeInput, Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+};
 
 /// Fewest tokens a model input may be truncated to: room for the special tokens and some text.
 const MIN_TOKENS: usize = 8;
@@ -35,7 +37,10 @@ pub enum EmbedError {
 
 impl EmbedError {
     fn bad(path: impl Into<PathBuf>, reason: impl ToString) -> Self {
-        EmbedError::BadFile { path: path.into(), reason: reason.to_string() }
+        EmbedError::BadFile {
+            path: path.into(),
+            reason: reason.to_string(),
+        }
     }
 }
 
@@ -60,8 +65,13 @@ impl Pooling {
     /// `pooling_mode_mean_tokens` → `Mean`. Other modes (max, mean-sqrt-len, combinations) are
     /// not supported and give an error message.
     pub fn from_config_json(text: &str) -> Result<Pooling, String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-        let flag = |key: &str| v.get(key).and_then(serde_json::Value::as_bool).unwrap_or(false);
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let flag = |key: &str| {
+            v.get(key)
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false)
+        };
         let cls = flag("pooling_mode_cls_token");
         let mean = flag("pooling_mode_mean_tokens");
         let others: Vec<&str> = [
@@ -85,7 +95,10 @@ impl Pooling {
                 if mean {
                     on.push("pooling_mode_mean_tokens");
                 }
-                Err(format!("unsupported pooling ({}); only a single cls or mean mode is", on.join(" + ")))
+                Err(format!(
+                    "unsupported pooling ({}); only a single cls or mean mode is",
+                    on.join(" + ")
+                ))
             }
         }
     }
@@ -114,7 +127,11 @@ pub struct EmbedOptions {
 
 impl Default for EmbedOptions {
     fn default() -> Self {
-        EmbedOptions { max_tokens: 256, batch_size: 32, query_prefix: String::new() }
+        EmbedOptions {
+            max_tokens: 256,
+            batch_size: 32,
+            query_prefix: String::new(),
+        }
     }
 }
 
@@ -136,7 +153,9 @@ pub struct Embedder {
 
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Embedder").field("model_id", &self.model_id).finish_non_exhaustive()
+        f.debug_struct("Embedder")
+            .field("model_id", &self.model_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -153,9 +172,17 @@ impl Embedder {
         let vb = mmap_weights(&files.weights, &device)?;
         let vb = bert_prefix(vb);
         let model = BertModel::load(vb, &config).map_err(|e| EmbedError::bad(&files.weights, e))?;
-        let size = std::fs::metadata(&files.weights).map_err(|e| EmbedError::bad(&files.weights, e))?.len();
-        let model_id =
-            format!("{}:{}:{}:{}:{}", dir_name(dir), config.hidden_size, size, pooling.as_str(), max_len);
+        let size = std::fs::metadata(&files.weights)
+            .map_err(|e| EmbedError::bad(&files.weights, e))?
+            .len();
+        let model_id = format!(
+            "{}:{}:{}:{}:{}",
+            dir_name(dir),
+            config.hidden_size,
+            size,
+            pooling.as_str(),
+            max_len
+        );
         Ok(Embedder {
             model,
             tokenizer,
@@ -209,17 +236,24 @@ impl Embedder {
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let prefixed = format!("{}{}", self.query_prefix, text);
         let mut vectors = self.embed_documents(&[prefixed.as_str()])?;
-        vectors.pop().ok_or_else(|| EmbedError::Tokenizer("no vector for the query".to_string()))
+        vectors
+            .pop()
+            .ok_or_else(|| EmbedError::Tokenizer("no vector for the query".to_string()))
     }
 
     /// Tokens of `text` as the model tokenises it, special tokens included, before truncation.
     pub fn count_tokens(&self, text: &str) -> usize {
-        self.counting_tokenizer.encode_fast(text, true).map(|e| e.len()).unwrap_or(0)
+        self.counting_tokenizer
+            .encode_fast(text, true)
+            .map(|e| e.len())
+            .unwrap_or(0)
     }
 
     fn forward(&self, batch: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let inputs = BatchTensors::new(batch, self.pad_id, &self.device)?;
-        let hidden = self.model.forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask))?;
+        let hidden = self
+            .model
+            .forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask))?;
         let pooled = match self.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
             Pooling::Mean => {
@@ -274,7 +308,10 @@ pub(crate) fn read_config(path: &Path) -> Result<Config, EmbedError> {
     let text = std::fs::read_to_string(path).map_err(|e| EmbedError::bad(path, e))?;
     let config: Config = serde_json::from_str(&text).map_err(|e| EmbedError::bad(path, e))?;
     if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
-        return Err(EmbedError::bad(path, "hidden_size is not a multiple of num_attention_heads"));
+        return Err(EmbedError::bad(
+            path,
+            "hidden_size is not a multiple of num_attention_heads",
+        ));
     }
     Ok(config)
 }
@@ -288,7 +325,11 @@ pub(crate) fn read_tokenizer(path: &Path) -> Result<Tokenizer, EmbedError> {
 }
 
 /// `tokenizer` truncating every input (or pair, longest first) to `max_len` tokens.
-pub(crate) fn truncating(mut tokenizer: Tokenizer, max_len: usize, path: &Path) -> Result<Tokenizer, EmbedError> {
+pub(crate) fn truncating(
+    mut tokenizer: Tokenizer,
+    max_len: usize,
+    path: &Path,
+) -> Result<Tokenizer, EmbedError> {
     tokenizer
         .with_truncation(Some(TruncationParams {
             direction: TruncationDirection::Right,
@@ -303,21 +344,30 @@ pub(crate) fn truncating(mut tokenizer: Tokenizer, max_len: usize, path: &Path) 
 /// `max_tokens` capped at what the model's position embeddings allow.
 pub(crate) fn effective_max_len(max_tokens: usize, config: &Config) -> Result<usize, EmbedError> {
     if max_tokens < MIN_TOKENS {
-        return Err(EmbedError::InvalidOption(format!("max_tokens is {max_tokens}; it must be at least {MIN_TOKENS}")));
+        return Err(EmbedError::InvalidOption(format!(
+            "max_tokens is {max_tokens}; it must be at least {MIN_TOKENS}"
+        )));
     }
     Ok(max_tokens.min(config.max_position_embeddings))
 }
 
 pub(crate) fn pad_id(config: &Config) -> u32 {
     // The id only fills masked positions; it just has to index the embedding table.
-    u32::try_from(config.pad_token_id).ok().filter(|&id| (id as usize) < config.vocab_size).unwrap_or(0)
+    u32::try_from(config.pad_token_id)
+        .ok()
+        .filter(|&id| (id as usize) < config.vocab_size)
+        .unwrap_or(0)
 }
 
 /// Memory-maps the weights as f32 (f16/bf16 checkpoints are converted).
-pub(crate) fn mmap_weights(path: &Path, device: &Device) -> Result<VarBuilder<'static>, EmbedError> {
+pub(crate) fn mmap_weights(
+    path: &Path,
+    device: &Device,
+) -> Result<VarBuilder<'static>, EmbedError> {
     // SAFETY: the file is mapped read-only; fathom never writes model files, and the mapping is
     // only invalid if another process truncates the file while it is in use.
-    unsafe { VarBuilder::from_mmaped_safetensors(&[path], DType::F32, device) }.map_err(|e| EmbedError::bad(path, e))
+    unsafe { VarBuilder::from_mmaped_safetensors(&[path], DType::F32, device) }
+        .map_err(|e| EmbedError::bad(path, e))
 }
 
 /// The encoder's weights sit under `bert.` in `BertFor…` checkpoints and at the root in
@@ -330,8 +380,13 @@ pub(crate) fn bert_prefix(vb: VarBuilder<'static>) -> VarBuilder<'static> {
     }
 }
 
-pub(crate) fn encode_all<'s>(tokenizer: &Tokenizer, inputs: Vec<EncodeInput<'s>>) -> Result<Vec<Encoding>, EmbedError> {
-    tokenizer.encode_batch_fast(inputs, true).map_err(|e| EmbedError::Tokenizer(e.to_string()))
+pub(crate) fn encode_all<'s>(
+    tokenizer: &Tokenizer,
+    inputs: Vec<EncodeInput<'s>>,
+) -> Result<Vec<Encoding>, EmbedError> {
+    tokenizer
+        .encode_batch_fast(inputs, true)
+        .map_err(|e| EmbedError::Tokenizer(e.to_string()))
 }
 
 /// Indices grouped into batches of at most `batch_size`, longest first, so each batch holds
@@ -339,7 +394,10 @@ pub(crate) fn encode_all<'s>(tokenizer: &Tokenizer, inputs: Vec<EncodeInput<'s>>
 pub(crate) fn length_sorted_batches(lens: &[usize], batch_size: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..lens.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(lens[i]));
-    order.chunks(batch_size.max(1)).map(<[usize]>::to_vec).collect()
+    order
+        .chunks(batch_size.max(1))
+        .map(<[usize]>::to_vec)
+        .collect()
 }
 
 /// Token ids, token type ids and attention mask of a batch, right-padded to its longest member.
@@ -350,7 +408,11 @@ pub(crate) struct BatchTensors {
 }
 
 impl BatchTensors {
-    pub(crate) fn new(batch: &[&Encoding], pad_id: u32, device: &Device) -> Result<BatchTensors, EmbedError> {
+    pub(crate) fn new(
+        batch: &[&Encoding],
+        pad_id: u32,
+        device: &Device,
+    ) -> Result<BatchTensors, EmbedError> {
         let width = batch.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
         let n = batch.len();
         let mut ids = vec![pad_id; n * width];
@@ -400,7 +462,9 @@ mod tests {
     #[test]
     fn pooling_config_rejects_unsupported_modes() {
         let max = r#"{"pooling_mode_max_tokens": true}"#;
-        assert!(Pooling::from_config_json(max).unwrap_err().contains("pooling_mode_max_tokens"));
+        assert!(Pooling::from_config_json(max)
+            .unwrap_err()
+            .contains("pooling_mode_max_tokens"));
         let both = r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": true}"#;
         assert!(Pooling::from_config_json(both).is_err());
         assert!(Pooling::from_config_json("{}").is_err());
@@ -427,7 +491,13 @@ mod tests {
 
     fn tiny_embedder(pooling_json: Option<&str>) -> (tempfile::TempDir, Embedder) {
         let dir = tempfile::tempdir().expect("tempdir");
-        tiny::write_model(dir.path(), &tiny::TinyModel { bert_prefix: false, ..tiny::TinyModel::default() });
+        tiny::write_model(
+            dir.path(),
+            &tiny::TinyModel {
+                bert_prefix: false,
+                ..tiny::TinyModel::default()
+            },
+        );
         if let Some(json) = pooling_json {
             std::fs::create_dir_all(dir.path().join("1_Pooling")).expect("mkdir");
             std::fs::write(dir.path().join("1_Pooling/config.json"), json).expect("write pooling");
@@ -438,7 +508,9 @@ mod tests {
 
     #[test]
     fn cls_pooling_is_read_from_the_pooling_config() {
-        let (_d, cls) = tiny_embedder(Some(r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#));
+        let (_d, cls) = tiny_embedder(Some(
+            r#"{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false}"#,
+        ));
         let (_d2, mean) = tiny_embedder(None);
         assert_eq!(cls.pooling(), Pooling::Cls);
         assert_eq!(mean.pooling(), Pooling::Mean);
@@ -457,10 +529,20 @@ mod tests {
     #[test]
     fn cls_pooling_equals_the_first_token_state() {
         let (_d, cls) = tiny_embedder(Some(r#"{"pooling_mode_cls_token": true}"#));
-        let enc = cls.tokenizer.encode_fast("rates rose", true).expect("encode");
+        let enc = cls
+            .tokenizer
+            .encode_fast("rates rose", true)
+            .expect("encode");
         let inputs = BatchTensors::new(&[&enc], cls.pad_id, &cls.device).expect("tensors");
-        let hidden = cls.model.forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask)).expect("forward");
-        let mut first = hidden.get(0).and_then(|h| h.get(0)).and_then(|h| h.to_vec1::<f32>()).expect("cls row");
+        let hidden = cls
+            .model
+            .forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask))
+            .expect("forward");
+        let mut first = hidden
+            .get(0)
+            .and_then(|h| h.get(0))
+            .and_then(|h| h.to_vec1::<f32>())
+            .expect("cls row");
         l2_normalise(&mut first);
         let got = cls.embed_query("rates rose").expect("embed");
         for (x, y) in got.iter().zip(&first) {
@@ -473,7 +555,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         tiny::write_model(dir.path(), &tiny::TinyModel::default());
         std::fs::create_dir_all(dir.path().join("1_Pooling")).expect("mkdir");
-        std::fs::write(dir.path().join("1_Pooling/config.json"), r#"{"pooling_mode_max_tokens": true}"#).expect("write");
+        std::fs::write(
+            dir.path().join("1_Pooling/config.json"),
+            r#"{"pooling_mode_max_tokens": true}"#,
+        )
+        .expect("write");
         let err = Embedder::load(dir.path(), EmbedOptions::default()).unwrap_err();
         assert!(err.to_string().contains("1_Pooling"), "{err}");
     }
@@ -482,8 +568,14 @@ mod tests {
     fn too_small_max_tokens_is_rejected() {
         let dir = tempfile::tempdir().expect("tempdir");
         tiny::write_model(dir.path(), &tiny::TinyModel::default());
-        let opts = EmbedOptions { max_tokens: 2, ..EmbedOptions::default() };
-        assert!(matches!(Embedder::load(dir.path(), opts), Err(EmbedError::InvalidOption(_))));
+        let opts = EmbedOptions {
+            max_tokens: 2,
+            ..EmbedOptions::default()
+        };
+        assert!(matches!(
+            Embedder::load(dir.path(), opts),
+            Err(EmbedError::InvalidOption(_))
+        ));
     }
 
     #[test]
@@ -491,8 +583,14 @@ mod tests {
         let (_d, e) = tiny_embedder(None);
         let long = "rate ".repeat(200);
         assert_eq!(e.count_tokens(&long), 202);
-        let v = e.embed_documents(&[long.as_str()]).expect("embed long text");
+        let v = e
+            .embed_documents(&[long.as_str()])
+            .expect("embed long text");
         assert_eq!(v[0].len(), tiny::HIDDEN);
-        assert!(e.model_id().ends_with(&format!(":{}", tiny::MAX_POSITIONS)), "{}", e.model_id());
+        assert!(
+            e.model_id().ends_with(&format!(":{}", tiny::MAX_POSITIONS)),
+            "{}",
+            e.model_id()
+        );
     }
 }

@@ -26,10 +26,16 @@ pub enum IndexError {
 
 impl IndexError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        IndexError::Io { path: path.into(), source }
+        IndexError::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     pub(crate) fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
-        IndexError::Corrupt { path: path.into(), reason: reason.into() }
+        IndexError::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
     }
 }

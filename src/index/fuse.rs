@@ -72,7 +72,11 @@ pub fn union_best(lists: Vec<Vec<Ranked>>) -> Vec<Ranked> {
         .into_iter()
         .map(|(chunk_id, score)| Ranked { chunk_id, score })
         .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk_id.cmp(&b.chunk_id)));
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.chunk_id.cmp(&b.chunk_id))
+    });
     out
 }
 
@@ -83,7 +87,10 @@ mod tests {
     fn list(ids: &[&str]) -> Vec<Ranked> {
         ids.iter()
             .enumerate()
-            .map(|(i, id)| Ranked { chunk_id: id.to_string(), score: 10.0 - i as f32 })
+            .map(|(i, id)| Ranked {
+                chunk_id: id.to_string(),
+                score: 10.0 - i as f32,
+            })
             .collect()
     }
 
@@ -132,11 +139,29 @@ mod tests {
 
     #[test]
     fn union_keeps_the_best_score_per_chunk() {
-        let a = vec![Ranked { chunk_id: "a".into(), score: 0.2 }, Ranked { chunk_id: "b".into(), score: 0.9 }];
-        let b = vec![Ranked { chunk_id: "a".into(), score: 0.95 }];
+        let a = vec![
+            Ranked {
+                chunk_id: "a".into(),
+                score: 0.2,
+            },
+            Ranked {
+                chunk_id: "b".into(),
+                score: 0.9,
+            },
+        ];
+        let b = vec![Ranked {
+            chunk_id: "a".into(),
+            score: 0.95,
+        }];
         let u = union_best(vec![a, b]);
         assert_eq!(u.len(), 2);
-        assert_eq!(u[0], Ranked { chunk_id: "a".into(), score: 0.95 });
+        assert_eq!(
+            u[0],
+            Ranked {
+                chunk_id: "a".into(),
+                score: 0.95
+            }
+        );
         assert_eq!(u[1].chunk_id, "b");
     }
 }

@@ -36,7 +36,10 @@ impl Manifest {
         if m.format != FORMAT_VERSION {
             return Err(IndexError::corrupt(
                 path,
-                format!("manifest format {} (this fathom reads {FORMAT_VERSION})", m.format),
+                format!(
+                    "manifest format {} (this fathom reads {FORMAT_VERSION})",
+                    m.format
+                ),
             ));
         }
         Ok(m)

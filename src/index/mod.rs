@@ -6,12 +6,11 @@ pub mod embed;
 pub mod error;
 pub mod fuse;
 pub mod manifest;
+pub mod open;
+pub mod rerank;
+pub mod retrieve;
 pub mod snippet;
 pub mod sparse;
 pub mod store;
-// Enabled once cross_encoder.rs lands:
-// pub mod open;
-// pub mod rerank;
-// pub mod retrieve;
 
 pub use error::IndexError;

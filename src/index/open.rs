@@ -96,12 +96,20 @@ pub fn retrieval_settings(cfg: &Config) -> RetrievalSettings {
 }
 
 pub fn chunk_options(cfg: &Config) -> ChunkOptions {
-    ChunkOptions { target_words: cfg.corpus.chunk_words, max_words: cfg.corpus.chunk_max_words }
+    ChunkOptions {
+        target_words: cfg.corpus.chunk_words,
+        max_words: cfg.corpus.chunk_max_words,
+    }
 }
 
 /// Opens the index in the data dir and puts a retriever on it.
 pub fn open_retriever(cfg: &Config, embedder: Option<Embedder>) -> Result<Retriever, IndexError> {
     let store = IndexStore::open(&index_dir(&cfg.paths.data_dir))?;
     let reranker = load_reranker(cfg)?;
-    Ok(Retriever::new(store, embedder, reranker, retrieval_settings(cfg)))
+    Ok(Retriever::new(
+        store,
+        embedder,
+        reranker,
+        retrieval_settings(cfg),
+    ))
 }

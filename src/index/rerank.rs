@@ -43,12 +43,16 @@ impl Reranker {
     ) -> Result<Vec<f32>, IndexError> {
         match (self, query_vec, store.vectors()) {
             (Reranker::CrossEncoder(ce), _, _) => {
-                let texts: Vec<&str> = candidates.iter().map(|c| store.chunks()[c.row].text.as_str()).collect();
+                let texts: Vec<&str> = candidates
+                    .iter()
+                    .map(|c| store.chunks()[c.row].text.as_str())
+                    .collect();
                 Ok(ce.score(query, &texts)?)
             }
-            (Reranker::DenseCosine, Some(q), Some(vectors)) => {
-                Ok(candidates.iter().map(|c| super::dense::dot(vectors.row(c.row), q)).collect())
-            }
+            (Reranker::DenseCosine, Some(q), Some(vectors)) => Ok(candidates
+                .iter()
+                .map(|c| super::dense::dot(vectors.row(c.row), q))
+                .collect()),
             _ => Ok(candidates.iter().map(|c| c.fused_score).collect()),
         }
     }
@@ -58,11 +62,19 @@ impl Reranker {
 pub fn min_max(scores: &[f32]) -> Vec<f32> {
     let (lo, hi) = scores
         .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &s| {
+            (lo.min(s), hi.max(s))
+        });
     let span = hi - lo;
     scores
         .iter()
-        .map(|&s| if span > f32::EPSILON { (s - lo) / span } else { 1.0 })
+        .map(|&s| {
+            if span > f32::EPSILON {
+                (s - lo) / span
+            } else {
+                1.0
+            }
+        })
         .collect()
 }
 
@@ -107,7 +119,11 @@ mod tests {
 
     #[test]
     fn recency_boost_steps_down_over_the_window() {
-        let r = RecencyBoost { boost: 0.05, window: 3, latest_year: Some(2026) };
+        let r = RecencyBoost {
+            boost: 0.05,
+            window: 3,
+            latest_year: Some(2026),
+        };
         assert!((r.for_year(Some(2026)) - 0.05).abs() < 1e-7);
         assert!((r.for_year(Some(2025)) - 0.05 * 2.0 / 3.0).abs() < 1e-7);
         assert!((r.for_year(Some(2024)) - 0.05 / 3.0).abs() < 1e-7);
@@ -120,7 +136,11 @@ mod tests {
     #[test]
     fn recency_boost_is_small_against_relevance() {
         // A fully relevant old chunk must still beat a half-relevant new one at the default boost.
-        let r = RecencyBoost { boost: 0.05, window: 3, latest_year: Some(2026) };
+        let r = RecencyBoost {
+            boost: 0.05,
+            window: 3,
+            latest_year: Some(2026),
+        };
         assert!(1.0 + r.for_year(Some(2010)) > 0.5 + r.for_year(Some(2026)));
         // ...but it breaks a tie between equally relevant chunks in favour of the newer one.
         assert!(0.8 + r.for_year(Some(2026)) > 0.8 + r.for_year(Some(2025)));
@@ -128,7 +148,11 @@ mod tests {
 
     #[test]
     fn zero_boost_changes_nothing() {
-        let r = RecencyBoost { boost: 0.0, window: 3, latest_year: Some(2026) };
+        let r = RecencyBoost {
+            boost: 0.0,
+            window: 3,
+            latest_year: Some(2026),
+        };
         assert_eq!(r.for_year(Some(2026)), 0.0);
     }
 }

@@ -8,6 +8,7 @@ use super::rerank::{min_max, RecencyBoost, RerankInput, Reranker};
 use super::snippet::snippet;
 use super::store::IndexStore;
 use crate::corpus::Date;
+use crate::query::{date_hints, MetadataHints};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -32,7 +33,12 @@ pub enum SearchMode {
 }
 
 impl SearchMode {
-    pub const ALL: [SearchMode; 4] = [SearchMode::Sparse, SearchMode::Dense, SearchMode::Hybrid, SearchMode::HybridRerank];
+    pub const ALL: [SearchMode; 4] = [
+        SearchMode::Sparse,
+        SearchMode::Dense,
+        SearchMode::Hybrid,
+        SearchMode::HybridRerank,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -79,7 +85,9 @@ pub struct Hit {
     /// The reranker's score, min-max normalised over the candidates.
     pub rerank_score: f32,
     pub recency_boost: f32,
-    /// `rerank_score + recency_boost`: what the hits are ordered by.
+    /// Added when the chunk's date falls in a date range the query names.
+    pub date_bonus: f32,
+    /// `rerank_score + recency_boost + date_bonus`: what the hits are ordered by.
     pub score: f32,
     pub snippet: String,
 }
@@ -104,8 +112,25 @@ pub struct SearchResponse {
     pub reranker: String,
     /// Whether dense retrieval took part.
     pub dense: bool,
+    /// The date range read from the query, if any.
+    pub date_hint: Option<MetadataHints>,
     pub hits: Vec<Hit>,
     pub timings: Timings,
+}
+
+/// Added to the score of a chunk dated inside the range a query names. Larger than the recency
+/// boost on purpose: a question about May 2000 is about May 2000, however relevant a 2024
+/// passage sounds; smaller than the spread of relevance, so an off-topic chunk of the right date
+/// still loses to an on-topic one.
+pub const DATE_HINT_BONUS: f32 = 0.3;
+
+/// One search pass: its name and the years it was restricted to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pass {
+    pub name: &'static str,
+    pub years: Vec<i32>,
+    pub dense: usize,
+    pub sparse: usize,
 }
 
 /// Ranked candidates from each search, before fusion.
@@ -133,15 +158,26 @@ impl Retriever {
         settings: RetrievalSettings,
     ) -> Retriever {
         let embedder = embedder.filter(|e| {
-            store.vectors().is_some() && store.manifest().embedding_model.as_deref() == Some(&e.model_id())
+            store.vectors().is_some()
+                && store.manifest().embedding_model.as_deref() == Some(&e.model_id())
         });
-        let reranker = reranker.unwrap_or(if embedder.is_some() { Reranker::DenseCosine } else { Reranker::FusionOrder });
+        let reranker = reranker.unwrap_or(if embedder.is_some() {
+            Reranker::DenseCosine
+        } else {
+            Reranker::FusionOrder
+        });
         let recency = RecencyBoost {
             boost: settings.recency_boost,
             window: settings.recent_year_window,
             latest_year: store.years().keys().next_back().copied(),
         };
-        Retriever { store, embedder, reranker, settings, recency }
+        Retriever {
+            store,
+            embedder,
+            reranker,
+            settings,
+            recency,
+        }
     }
 
     pub fn store(&self) -> &IndexStore {
@@ -189,11 +225,16 @@ impl Retriever {
         let dense = match (query_vec, self.store.vectors()) {
             (Some(q), Some(vectors)) => {
                 let chunks = self.store.chunks();
-                let allow = |row: usize| years.is_empty() || chunks[row].year.is_some_and(|y| years.contains(&y));
+                let allow = |row: usize| {
+                    years.is_empty() || chunks[row].year.is_some_and(|y| years.contains(&y))
+                };
                 vectors
                     .search(q, allow, n)
                     .into_iter()
-                    .map(|(row, score)| Ranked { chunk_id: chunks[row].chunk_id.clone(), score })
+                    .map(|(row, score)| Ranked {
+                        chunk_id: chunks[row].chunk_id.clone(),
+                        score,
+                    })
                     .collect()
             }
             _ => Vec::new(),
@@ -210,31 +251,111 @@ impl Retriever {
         self.search_mode(req, SearchMode::HybridRerank)
     }
 
-    pub fn search_mode(&self, req: &SearchRequest, mode: SearchMode) -> Result<SearchResponse, IndexError> {
+    pub fn search_mode(
+        &self,
+        req: &SearchRequest,
+        mode: SearchMode,
+    ) -> Result<SearchResponse, IndexError> {
         let started = Instant::now();
         let mut timings = Timings::default();
         let t = Instant::now();
-        let query_vec = if mode == SearchMode::Sparse { None } else { self.embed_query(&req.query)? };
+        let query_vec = if mode == SearchMode::Sparse {
+            None
+        } else {
+            self.embed_query(&req.query)?
+        };
         timings.embed_ms = ms(t);
-        let mut c = self.candidates(&req.query, query_vec.as_deref(), &req.years, self.settings.candidates, &mut timings)?;
+        let hint = date_hints(&req.query.to_lowercase());
+        let (mut c, _) = self.candidates_with_hint(
+            &req.query,
+            query_vec.as_deref(),
+            &req.years,
+            hint,
+            self.settings.candidates,
+            &mut timings,
+        )?;
         match mode {
             SearchMode::Sparse => c.dense.clear(),
             SearchMode::Dense => c.sparse.clear(),
             SearchMode::Hybrid | SearchMode::HybridRerank => {}
         }
         let rerank = mode == SearchMode::HybridRerank;
-        let hits = self.rank(&req.query, query_vec.as_deref(), &c, req.k, rerank, &mut timings)?;
+        let mut hits = self.rank(
+            &req.query,
+            query_vec.as_deref(),
+            &c,
+            usize::MAX,
+            rerank,
+            &mut timings,
+        )?;
+        apply_date_bonus(&mut hits, hint);
+        hits.truncate(req.k);
         timings.total_ms = ms(started);
         Ok(SearchResponse {
             query: req.query.clone(),
-            year_mode: if req.years.is_empty() { YearMode::None } else { YearMode::Explicit },
+            year_mode: if req.years.is_empty() {
+                YearMode::None
+            } else {
+                YearMode::Explicit
+            },
             requested_years: req.years.clone(),
             recent_year_window: self.recency.window_years(),
-            reranker: if rerank { self.reranker.name() } else { "none".to_string() },
+            reranker: if rerank {
+                self.reranker.name()
+            } else {
+                "none".to_string()
+            },
             dense: query_vec.is_some() && mode != SearchMode::Sparse,
+            date_hint: hint,
             hits,
             timings,
         })
+    }
+
+    /// Candidates in one pass, or two when the query names dates: one restricted to the hinted
+    /// years (within `years`, if any) and one over `years` alone, merged by `chunk_id`.
+    pub fn candidates_with_hint(
+        &self,
+        query: &str,
+        query_vec: Option<&[f32]>,
+        years: &[i32],
+        hint: Option<MetadataHints>,
+        n: usize,
+        timings: &mut Timings,
+    ) -> Result<(Candidates, Vec<Pass>), IndexError> {
+        let mut passes: Vec<(&'static str, Vec<i32>)> = Vec::new();
+        if let Some(h) = hint {
+            let hinted: Vec<i32> = h
+                .years()
+                .into_iter()
+                .filter(|y| years.is_empty() || years.contains(y))
+                .collect();
+            if !hinted.is_empty() {
+                passes.push(("date_hint", hinted));
+            }
+        }
+        passes.push(("unfiltered", years.to_vec()));
+        let mut dense = Vec::new();
+        let mut sparse = Vec::new();
+        let mut info = Vec::new();
+        for (name, ys) in passes {
+            let c = self.candidates(query, query_vec, &ys, n, timings)?;
+            info.push(Pass {
+                name,
+                years: ys,
+                dense: c.dense.len(),
+                sparse: c.sparse.len(),
+            });
+            dense.push(c.dense);
+            sparse.push(c.sparse);
+        }
+        Ok((
+            Candidates {
+                dense: fuse::union_best(dense),
+                sparse: fuse::union_best(sparse),
+            },
+            info,
+        ))
     }
 
     /// Fuses candidates, reranks them (or keeps fusion order), and returns the top `k` hits.
@@ -248,15 +369,24 @@ impl Retriever {
         timings: &mut Timings,
     ) -> Result<Vec<Hit>, IndexError> {
         let t = Instant::now();
-        let fused: Vec<Fused> = fuse::rrf(&[candidates.dense.clone(), candidates.sparse.clone()], self.settings.rrf_k);
+        let fused: Vec<Fused> = fuse::rrf(
+            &[candidates.dense.clone(), candidates.sparse.clone()],
+            self.settings.rrf_k,
+        );
         let inputs: Vec<RerankInput> = fused
             .iter()
-            .filter_map(|f| self.store.row_of(&f.chunk_id).map(|row| RerankInput { row, fused_score: f.fused_score }))
+            .filter_map(|f| {
+                self.store.row_of(&f.chunk_id).map(|row| RerankInput {
+                    row,
+                    fused_score: f.fused_score,
+                })
+            })
             .collect();
         timings.fuse_ms += ms(t);
         let t = Instant::now();
         let raw = if rerank {
-            self.reranker.score(&self.store, query, query_vec, &inputs)?
+            self.reranker
+                .score(&self.store, query, query_vec, &inputs)?
         } else {
             inputs.iter().map(|c| c.fused_score).collect()
         };
@@ -266,7 +396,12 @@ impl Retriever {
             .iter()
             .enumerate()
             .map(|(i, &s)| {
-                let boost = if rerank { self.recency.for_year(self.store.chunks()[inputs[i].row].year) } else { 0.0 };
+                let boost = if rerank {
+                    self.recency
+                        .for_year(self.store.chunks()[inputs[i].row].year)
+                } else {
+                    0.0
+                };
                 (i, s, boost)
             })
             .collect();
@@ -295,6 +430,7 @@ impl Retriever {
                     fused_score: inputs[i].fused_score,
                     rerank_score,
                     recency_boost: boost,
+                    date_bonus: 0.0,
                     score: rerank_score + boost,
                     snippet: snippet(&chunk.text, &terms),
                 }
@@ -302,6 +438,23 @@ impl Retriever {
             .collect();
         timings.rerank_ms += ms(t);
         Ok(hits)
+    }
+}
+
+/// Adds [`DATE_HINT_BONUS`] to hits dated inside `hint`, re-sorts and renumbers them.
+pub fn apply_date_bonus(hits: &mut [Hit], hint: Option<MetadataHints>) {
+    if let Some(h) = hint {
+        for hit in hits.iter_mut() {
+            if hit.date.is_some_and(|d| h.contains(d)) {
+                hit.date_bonus = DATE_HINT_BONUS;
+                hit.score += DATE_HINT_BONUS;
+            }
+        }
+        // Stable: equal scores keep their earlier order.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    for (i, h) in hits.iter_mut().enumerate() {
+        h.rank = i + 1;
     }
 }
 

@@ -26,7 +26,8 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     let mut out = Vec::new();
     for (i, ch) in text.char_indices() {
         let end = i + ch.len_utf8();
-        let at_break = matches!(ch, '.' | '?' | '!') && bytes.get(end).is_none_or(|b| b.is_ascii_whitespace());
+        let at_break =
+            matches!(ch, '.' | '?' | '!') && bytes.get(end).is_none_or(|b| b.is_ascii_whitespace());
         if at_break || ch == '\n' {
             if !text[start..end].trim().is_empty() {
                 out.push(&text[start..end]);
@@ -56,8 +57,15 @@ mod tests {
     #[test]
     fn picks_the_sentence_with_most_query_terms() {
         let text = "Growth was solid. The Committee decided to lower the target range for the federal funds rate. Inflation was low.";
-        let terms = vec!["lower".to_string(), "federal".to_string(), "rate".to_string()];
-        assert_eq!(snippet(text, &terms), "The Committee decided to lower the target range for the federal funds rate.");
+        let terms = vec![
+            "lower".to_string(),
+            "federal".to_string(),
+            "rate".to_string(),
+        ];
+        assert_eq!(
+            snippet(text, &terms),
+            "The Committee decided to lower the target range for the federal funds rate."
+        );
     }
 
     #[test]
@@ -70,7 +78,10 @@ mod tests {
 
     #[test]
     fn handles_text_without_sentence_ends_or_ascii() {
-        assert_eq!(snippet("résumé naïve café", &["café".to_string()]), "résumé naïve café");
+        assert_eq!(
+            snippet("résumé naïve café", &["café".to_string()]),
+            "résumé naïve café"
+        );
         assert_eq!(snippet("", &[]), "");
     }
 }

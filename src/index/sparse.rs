@@ -7,8 +7,8 @@ use std::path::Path;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{
-    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value, STORED,
-    STRING,
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value,
+    STORED, STRING,
 };
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
@@ -46,7 +46,15 @@ fn schema() -> (Schema, Fields) {
     );
     let text = b.add_text_field("text", text_opts);
     let year = b.add_i64_field("year", NumericOptions::default().set_indexed().set_fast());
-    (b.build(), Fields { chunk_id, document, text, year })
+    (
+        b.build(),
+        Fields {
+            chunk_id,
+            document,
+            text,
+            year,
+        },
+    )
 }
 
 fn analyzer() -> TextAnalyzer {
@@ -57,7 +65,9 @@ fn analyzer() -> TextAnalyzer {
     if let Some(stop) = StopWordFilter::new(Language::English) {
         builder = builder.filter_dynamic(stop);
     }
-    builder.filter_dynamic(Stemmer::new(Language::English)).build()
+    builder
+        .filter_dynamic(Stemmer::new(Language::English))
+        .build()
 }
 
 impl SparseIndex {
@@ -73,20 +83,35 @@ impl SparseIndex {
             .map_err(|e| IndexError::corrupt(dir, format!("BM25 index: {e}")))?;
         let (expected, fields) = schema();
         if index.schema() != expected {
-            return Err(IndexError::corrupt(dir, "BM25 index has an unexpected schema"));
+            return Err(IndexError::corrupt(
+                dir,
+                "BM25 index has an unexpected schema",
+            ));
         }
         Self::wrap(dir, index, fields)
     }
 
     fn wrap(dir: &Path, index: Index, fields: Fields) -> Result<Self, IndexError> {
         index.tokenizers().register(ANALYZER, analyzer());
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(SparseIndex { dir: dir.to_path_buf(), index, reader, fields, analyzer: analyzer() })
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SparseIndex {
+            dir: dir.to_path_buf(),
+            index,
+            reader,
+            fields,
+            analyzer: analyzer(),
+        })
     }
 
     pub fn writer(&self) -> Result<SparseWriter, IndexError> {
         let writer = self.index.writer(WRITER_HEAP_BYTES)?;
-        Ok(SparseWriter { writer, fields: self.fields })
+        Ok(SparseWriter {
+            writer,
+            fields: self.fields,
+        })
     }
 
     /// Makes committed changes visible to searches.
@@ -113,7 +138,12 @@ impl SparseIndex {
 
     /// BM25 top-`limit` chunks for `query`, restricted to `years` when any are given.
     /// The query is analysed into terms and OR-ed, so user input never meets query syntax.
-    pub fn search(&self, query: &str, years: &[i32], limit: usize) -> Result<Vec<Ranked>, IndexError> {
+    pub fn search(
+        &self,
+        query: &str,
+        years: &[i32],
+        limit: usize,
+    ) -> Result<Vec<Ranked>, IndexError> {
         let terms = self.analyze(query);
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
@@ -122,7 +152,8 @@ impl SparseIndex {
             .iter()
             .map(|t| {
                 let term = Term::from_field_text(self.fields.text, t);
-                let q: Box<dyn Query> = Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                let q: Box<dyn Query> =
+                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
                 (Occur::Should, q)
             })
             .collect();
@@ -131,9 +162,14 @@ impl SparseIndex {
             text_query
         } else {
             // The filter must not add to BM25 scores, so it scores a constant 0.
-            let year_terms = years.iter().map(|y| Term::from_field_i64(self.fields.year, i64::from(*y)));
+            let year_terms = years
+                .iter()
+                .map(|y| Term::from_field_i64(self.fields.year, i64::from(*y)));
             let filter = ConstScoreQuery::new(Box::new(TermSetQuery::new(year_terms)), 0.0);
-            Box::new(BooleanQuery::new(vec![(Occur::Must, text_query), (Occur::Must, Box::new(filter))]))
+            Box::new(BooleanQuery::new(vec![
+                (Occur::Must, text_query),
+                (Occur::Must, Box::new(filter)),
+            ]))
         };
         let searcher = self.reader.searcher();
         let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
@@ -144,7 +180,10 @@ impl SparseIndex {
                 .get_first(self.fields.chunk_id)
                 .and_then(|v| v.as_str())
                 .ok_or_else(|| IndexError::corrupt(&self.dir, "BM25 document without chunk_id"))?;
-            out.push(Ranked { chunk_id: chunk_id.to_string(), score });
+            out.push(Ranked {
+                chunk_id: chunk_id.to_string(),
+                score,
+            });
         }
         Ok(out)
     }
@@ -161,8 +200,12 @@ impl SparseWriter {
         let mut doc = TantivyDocument::default();
         doc.add_text(self.fields.chunk_id, &chunk.chunk_id);
         doc.add_text(self.fields.document, &chunk.document);
-        // The title and section are searchable context for the chunk's own words.
+        // The section and the date are searchable context for the chunk's own words: people
+        // ask "what happened in March 2020" of texts that never name their own date.
         let mut text = String::with_capacity(chunk.text.len() + 64);
+        if let Some(date) = chunk.date {
+            text.push_str(&format!("{} {date}\n", date.long_form()));
+        }
         if let Some(section) = &chunk.section {
             text.push_str(section);
             text.push('\n');
@@ -178,7 +221,8 @@ impl SparseWriter {
 
     /// Removes every chunk of a document.
     pub fn delete_document(&mut self, document: &str) {
-        self.writer.delete_term(Term::from_field_text(self.fields.document, document));
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.document, document));
     }
 
     pub fn delete_all(&mut self) -> Result<(), IndexError> {

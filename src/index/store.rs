@@ -32,7 +32,9 @@ impl IndexStore {
     pub fn open(dir: &Path) -> Result<IndexStore, IndexError> {
         let manifest_path = dir.join(MANIFEST);
         if !manifest_path.exists() {
-            return Err(IndexError::Missing { path: dir.to_path_buf() });
+            return Err(IndexError::Missing {
+                path: dir.to_path_buf(),
+            });
         }
         let manifest = Manifest::read(&manifest_path)?;
         let chunks = read_chunks(&dir.join(CHUNKS))?;
@@ -42,15 +44,41 @@ impl IndexStore {
         };
         let sparse = SparseIndex::open(&dir.join(BM25))?;
         let expected: usize = manifest.documents.values().map(|d| d.chunks).sum();
-        let check = |ok: bool, what: String| if ok { Ok(()) } else { Err(IndexError::corrupt(dir, what)) };
-        check(chunks.len() == expected, format!("{} chunks stored, manifest lists {expected}", chunks.len()))?;
+        let check = |ok: bool, what: String| {
+            if ok {
+                Ok(())
+            } else {
+                Err(IndexError::corrupt(dir, what))
+            }
+        };
+        check(
+            chunks.len() == expected,
+            format!("{} chunks stored, manifest lists {expected}", chunks.len()),
+        )?;
         if let Some(v) = &vectors {
-            check(v.rows() == chunks.len(), format!("{} vectors for {} chunks", v.rows(), chunks.len()))?;
+            check(
+                v.rows() == chunks.len(),
+                format!("{} vectors for {} chunks", v.rows(), chunks.len()),
+            )?;
         }
         let in_bm25 = sparse.num_chunks() as usize;
-        check(in_bm25 == chunks.len(), format!("BM25 holds {in_bm25} chunks, table {}", chunks.len()))?;
-        let by_id = chunks.iter().enumerate().map(|(i, c)| (c.chunk_id.clone(), i)).collect();
-        Ok(IndexStore { dir: dir.to_path_buf(), manifest, chunks, by_id, vectors, sparse })
+        check(
+            in_bm25 == chunks.len(),
+            format!("BM25 holds {in_bm25} chunks, table {}", chunks.len()),
+        )?;
+        let by_id = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.chunk_id.clone(), i))
+            .collect();
+        Ok(IndexStore {
+            dir: dir.to_path_buf(),
+            manifest,
+            chunks,
+            by_id,
+            vectors,
+            sparse,
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -93,7 +121,8 @@ impl IndexStore {
 
 fn read_chunks(path: &Path) -> Result<Vec<Chunk>, IndexError> {
     let bytes = std::fs::read(path).map_err(|e| IndexError::io(path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| IndexError::corrupt(path, format!("chunk table: {e}")))
+    serde_json::from_slice(&bytes)
+        .map_err(|e| IndexError::corrupt(path, format!("chunk table: {e}")))
 }
 
 /// What building or updating the index did.
@@ -123,7 +152,10 @@ pub struct SkippedReport {
 
 impl From<SkippedFile> for SkippedReport {
     fn from(s: SkippedFile) -> Self {
-        SkippedReport { path: s.path.display().to_string(), reason: s.reason }
+        SkippedReport {
+            path: s.path.display().to_string(),
+            reason: s.reason,
+        }
     }
 }
 
@@ -151,7 +183,10 @@ const EMBED_GROUP: usize = 256;
 
 /// Brings the index in `opts.index_dir` up to date with the corpus: new and changed documents
 /// are chunked and embedded, deleted ones dropped, unchanged ones kept without re-embedding.
-pub fn build(opts: &BuildOptions, progress: &mut dyn FnMut(IndexProgress)) -> Result<IndexReport, IndexError> {
+pub fn build(
+    opts: &BuildOptions,
+    progress: &mut dyn FnMut(IndexProgress),
+) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
     let discovered = corpus::discover(opts.corpus_root)?;
     let mut skipped: Vec<SkippedReport> = discovered.skipped.into_iter().map(Into::into).collect();
@@ -160,8 +195,14 @@ pub fn build(opts: &BuildOptions, progress: &mut dyn FnMut(IndexProgress)) -> Re
         match corpus::load_document(opts.corpus_root, path) {
             Ok(doc) => docs.push(doc),
             Err(e) => {
-                let s = SkippedReport { path: path.display().to_string(), reason: e.to_string() };
-                progress(IndexProgress::Skipped { path: s.path.clone(), reason: s.reason.clone() });
+                let s = SkippedReport {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                };
+                progress(IndexProgress::Skipped {
+                    path: s.path.clone(),
+                    reason: s.reason.clone(),
+                });
                 skipped.push(s);
             }
         }
@@ -170,7 +211,9 @@ pub fn build(opts: &BuildOptions, progress: &mut dyn FnMut(IndexProgress)) -> Re
     let model_id = opts.embedder.map(|e| e.model_id());
     let (previous, rebuilt) = previous_index(opts, model_id.as_deref());
     if let Some(reason) = &rebuilt {
-        progress(IndexProgress::Rebuilding { reason: reason.clone() });
+        progress(IndexProgress::Rebuilding {
+            reason: reason.clone(),
+        });
     }
 
     let plan = Plan::new(&docs, previous.as_ref().map(|p| &p.manifest));
@@ -187,9 +230,18 @@ pub fn build(opts: &BuildOptions, progress: &mut dyn FnMut(IndexProgress)) -> Re
         }
     }
 
-    let fresh_docs: Vec<&Document> = docs.iter().filter(|d| !plan.unchanged.contains(d.path.as_str())).collect();
-    let mut fresh_chunks: Vec<Chunk> = fresh_docs.iter().flat_map(|d| corpus::chunk_document(d, &opts.chunking)).collect();
-    progress(IndexProgress::Scanned { documents: docs.len(), to_embed: fresh_chunks.len() });
+    let fresh_docs: Vec<&Document> = docs
+        .iter()
+        .filter(|d| !plan.unchanged.contains(d.path.as_str()))
+        .collect();
+    let mut fresh_chunks: Vec<Chunk> = fresh_docs
+        .iter()
+        .flat_map(|d| corpus::chunk_document(d, &opts.chunking))
+        .collect();
+    progress(IndexProgress::Scanned {
+        documents: docs.len(),
+        to_embed: fresh_chunks.len(),
+    });
 
     let fresh_vectors = match opts.embedder {
         Some(embedder) => Some(embed_all(embedder, &fresh_chunks, progress)?),
@@ -261,7 +313,11 @@ pub fn build(opts: &BuildOptions, progress: &mut dyn FnMut(IndexProgress)) -> Re
     Ok(IndexReport {
         documents: manifest.documents.len(),
         chunks: all_chunks.len(),
-        years: manifest.years().into_iter().map(|(y, n)| (y.to_string(), n)).collect(),
+        years: manifest
+            .years()
+            .into_iter()
+            .map(|(y, n)| (y.to_string(), n))
+            .collect(),
         dense: vectors.is_some(),
         seconds: started.elapsed().as_secs_f64(),
         added: plan.added,
@@ -275,7 +331,10 @@ pub fn build(opts: &BuildOptions, progress: &mut dyn FnMut(IndexProgress)) -> Re
 }
 
 /// Opens the existing index if it can be updated in place; otherwise says why it is rebuilt.
-fn previous_index(opts: &BuildOptions, model_id: Option<&str>) -> (Option<IndexStore>, Option<String>) {
+fn previous_index(
+    opts: &BuildOptions,
+    model_id: Option<&str>,
+) -> (Option<IndexStore>, Option<String>) {
     let dir = opts.index_dir;
     let reason = if opts.rebuild {
         Some("rebuild requested".to_string())
@@ -327,7 +386,12 @@ struct Plan {
 
 impl Plan {
     fn new(docs: &[Document], previous: Option<&Manifest>) -> Plan {
-        let mut plan = Plan { added: 0, changed: Vec::new(), removed: Vec::new(), unchanged: HashSet::new() };
+        let mut plan = Plan {
+            added: 0,
+            changed: Vec::new(),
+            removed: Vec::new(),
+            unchanged: HashSet::new(),
+        };
         let empty = BTreeMap::new();
         let before = previous.map(|m| &m.documents).unwrap_or(&empty);
         for d in docs {
@@ -340,7 +404,11 @@ impl Plan {
             }
         }
         let present: HashSet<&str> = docs.iter().map(|d| d.path.as_str()).collect();
-        plan.removed = before.keys().filter(|p| !present.contains(p.as_str())).cloned().collect();
+        plan.removed = before
+            .keys()
+            .filter(|p| !present.contains(p.as_str()))
+            .cloned()
+            .collect();
         plan
     }
 }
@@ -359,11 +427,15 @@ fn embed_all(
     let mut done = 0;
     progress(IndexProgress::Embedded { done, total });
     for group in order.chunks(EMBED_GROUP) {
-        let texts: Vec<&str> = group.iter().map(|&i| embed_text(&chunks[i])).collect();
-        let vectors = embedder.embed_documents(&texts)?;
+        let texts: Vec<String> = group.iter().map(|&i| embed_text(&chunks[i])).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = embedder.embed_documents(&refs)?;
         for (&i, v) in group.iter().zip(vectors) {
             if v.len() != embedder.dim() {
-                return Err(IndexError::DimensionMismatch { expected: embedder.dim(), got: v.len() });
+                return Err(IndexError::DimensionMismatch {
+                    expected: embedder.dim(),
+                    got: v.len(),
+                });
             }
             out[i] = v;
         }
@@ -373,7 +445,11 @@ fn embed_all(
     Ok(out)
 }
 
-/// The text a chunk is embedded as.
-fn embed_text(chunk: &Chunk) -> &str {
-    &chunk.text
+/// The text a chunk is embedded as: its date in words, then its text, so a question that names
+/// a date leans towards passages of that date.
+pub fn embed_text(chunk: &Chunk) -> String {
+    match chunk.date {
+        Some(d) => format!("{}. {}", d.long_form(), chunk.text),
+        None => chunk.text.clone(),
+    }
 }

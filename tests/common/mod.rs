@@ -15,7 +15,11 @@ pub fn model_dir() -> PathBuf {
         let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
         PathBuf::from(home).join(".cache/fathom/models/all-MiniLM-L6-v2")
     };
-    assert!(dir.join("model.safetensors").exists(), "embedding model missing at {}: run `make model`", dir.display());
+    assert!(
+        dir.join("model.safetensors").exists(),
+        "embedding model missing at {}: run `make model`",
+        dir.display()
+    );
     dir
 }
 
@@ -31,7 +35,9 @@ pub fn fomc_dir() -> PathBuf {
 
 /// Scratch space under target/ that survives between test runs (so the FOMC index is built once).
 pub fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-scratch").join(name);
+    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-scratch")
+        .join(name);
     std::fs::create_dir_all(&d).unwrap();
     d
 }

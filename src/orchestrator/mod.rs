@@ -1,0 +1,13 @@
+//! The orchestrator: a contract-driven pipeline of stages, routed by a topology that is data.
+
+pub mod band;
+pub mod dispatch;
+pub mod events;
+pub mod manager;
+pub mod relevance;
+pub mod runtime;
+pub mod stages;
+pub mod state;
+pub mod text;
+pub mod topology;
+pub mod types;

@@ -1,0 +1,227 @@
+//! Synthesize (extractive, offline): picks the sentences of the top chunks that best answer the
+//! question — query-term coverage, dense similarity, the chunk's own rank — with a diversity
+//! penalty, and composes them with `[n]` markers and a `Sources:` block.
+
+use super::{r2, StageError};
+use crate::index::retrieve::{Hit, Retriever};
+use crate::orchestrator::relevance::{coverage, scaled_cosine};
+use crate::orchestrator::state::QueryState;
+use crate::orchestrator::text::{jaccard, sentences};
+use crate::orchestrator::types::{Citation, Intent};
+use serde_json::json;
+use std::collections::HashSet;
+
+/// Sentences more similar than this (word Jaccard) to one already chosen add nothing.
+const MAX_OVERLAP: f64 = 0.6;
+
+struct Candidate {
+    text: String,
+    hit: usize,
+    score: f64,
+    vector: Option<Vec<f32>>,
+}
+
+pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Value, StageError> {
+    let enumerate = st
+        .plan
+        .as_ref()
+        .is_some_and(|p| p.intent == Intent::Enumerate);
+    let (chunks_used, max_sentences) = if enumerate { (12, 8) } else { (5, 3) };
+    // A question about a date is answered from passages of that date when there are any.
+    let hint = st.plan.as_ref().and_then(|p| p.metadata_hints);
+    let in_range = |h: &&Hit| hint.is_some_and(|r| h.date.is_some_and(|d| r.contains(d)));
+    let dated: Vec<Hit> = st
+        .retrieved_chunks
+        .iter()
+        .filter(in_range)
+        .take(chunks_used)
+        .cloned()
+        .collect();
+    let hits: Vec<Hit> = if dated.is_empty() {
+        st.retrieved_chunks
+            .iter()
+            .take(chunks_used)
+            .cloned()
+            .collect()
+    } else {
+        dated
+    };
+    let query = st.search_text();
+    let sparse = retriever.store().sparse();
+    let q_terms = sparse.analyze(&format!("{} {}", st.query, query));
+    let mut cands: Vec<Candidate> = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        let Some(chunk) = retriever.store().chunk(&h.chunk_id) else {
+            continue;
+        };
+        for s in sentences(&chunk.text) {
+            let words = s.split_whitespace().count();
+            if (4..=120).contains(&words) && !is_name_list(s) {
+                cands.push(Candidate {
+                    text: s.to_string(),
+                    hit: i,
+                    score: 0.0,
+                    vector: None,
+                });
+            }
+        }
+    }
+    let vectors = match (retriever.embedder(), st.query_vec.as_ref()) {
+        (Some(e), Some(_)) if !cands.is_empty() => {
+            let texts: Vec<&str> = cands.iter().map(|c| c.text.as_str()).collect();
+            Some(
+                e.embed_documents(&texts)
+                    .map_err(crate::index::IndexError::from)?,
+            )
+        }
+        _ => None,
+    };
+    for (i, c) in cands.iter_mut().enumerate() {
+        let terms: HashSet<String> = sparse.analyze(&c.text).into_iter().collect();
+        let cov = coverage(&q_terms, &terms);
+        let prior = 1.0 / (c.hit as f64 + 1.0);
+        c.score = match (&vectors, &st.query_vec) {
+            (Some(v), Some(q)) => {
+                let cos = f64::from(crate::index::dense::dot(&v[i], q));
+                c.vector = Some(v[i].clone());
+                0.45 * scaled_cosine(cos) + 0.35 * cov + 0.2 * prior
+            }
+            _ => 0.6 * cov + 0.4 * prior,
+        };
+    }
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));
+    let mut chosen: Vec<usize> = Vec::new();
+    for i in order {
+        if chosen.len() >= max_sentences {
+            break;
+        }
+        if chosen
+            .iter()
+            .any(|&j| jaccard(&cands[i].text, &cands[j].text) > MAX_OVERLAP)
+        {
+            continue;
+        }
+        // After the first sentence, only add ones that are themselves reasonably on topic.
+        if let Some(&first) = chosen.first() {
+            if cands[i].score < cands[first].score * 0.6 {
+                break;
+            }
+        }
+        chosen.push(i);
+    }
+
+    // Number citations by first use.
+    let mut cited_hits: Vec<usize> = Vec::new();
+    let mut body = Vec::new();
+    st.answer_sentences.clear();
+    st.answer_vectors.clear();
+    for &i in &chosen {
+        let c = &cands[i];
+        let n = match cited_hits.iter().position(|&h| h == c.hit) {
+            Some(p) => p + 1,
+            None => {
+                cited_hits.push(c.hit);
+                cited_hits.len()
+            }
+        };
+        body.push(with_marker(&c.text, n));
+        st.answer_sentences.push((c.text.clone(), vec![n]));
+        if let Some(v) = &c.vector {
+            st.answer_vectors.push(v.clone());
+        }
+    }
+    st.citations = cited_hits
+        .iter()
+        .enumerate()
+        .map(|(k, &h)| {
+            let hit = &hits[h];
+            Citation {
+                n: k + 1,
+                chunk_id: hit.chunk_id.clone(),
+                document: hit.document.clone(),
+                date: hit.date,
+                section: hit.section.clone(),
+                score: r2(f64::from(hit.score)),
+            }
+        })
+        .collect();
+    st.answer = body.join(" ");
+    Ok(json!({
+        "mode": "extractive",
+        "sentences_considered": cands.len(),
+        "sentences_chosen": chosen.len(),
+        "answer": st.answer,
+        "citations": st.citations.iter().map(|c| json!({"n": c.n, "chunk_id": c.chunk_id})).collect::<Vec<_>>(),
+    }))
+}
+
+/// Lists of names (attendance, votes) answer no question: most of their words are capitalised.
+fn is_name_list(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let capitalised = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    words.len() >= 8 && capitalised * 2 > words.len()
+}
+
+/// Puts ` [n]` before the sentence's closing punctuation.
+pub fn with_marker(sentence: &str, n: usize) -> String {
+    let s = sentence.trim_end();
+    match s.char_indices().last() {
+        Some((i, c)) if matches!(c, '.' | '?' | '!') => format!("{} [{n}]{c}", &s[..i]),
+        _ => format!("{s} [{n}]"),
+    }
+}
+
+/// The `Sources:` block: `[n] {document}, {date}, §{section} (chunk {chunk_id})`.
+pub fn sources_block(citations: &[Citation]) -> String {
+    let mut out = String::from("Sources:");
+    for c in citations {
+        let date = c
+            .date
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "undated".into());
+        let section = c.section.as_deref().unwrap_or("—");
+        out.push_str(&format!(
+            "\n[{}] {}, {}, §{} (chunk {})",
+            c.n, c.document, date, section, c.chunk_id
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Date;
+
+    #[test]
+    fn name_lists_are_recognised() {
+        assert!(is_name_list("Voting for the action were: Alan Greenspan, Chairman; Timothy F. Geithner, Vice Chairman; Susan S. Bies; Roger W. Ferguson, Jr."));
+        assert!(!is_name_list("The Committee decided today to lower the target range for the federal funds rate to 0 to 1/4 percent."));
+    }
+
+    #[test]
+    fn markers_go_before_the_full_stop() {
+        assert_eq!(with_marker("Rates fell.", 2), "Rates fell [2].");
+        assert_eq!(with_marker("No stop", 1), "No stop [1]");
+    }
+
+    #[test]
+    fn sources_use_the_seed_format() {
+        let c = Citation {
+            n: 1,
+            chunk_id: "ab12".into(),
+            document: "2020-03-15_statement.md".into(),
+            date: Date::parse("2020-03-15"),
+            section: Some("Federal Reserve issues FOMC statement".into()),
+            score: 0.9,
+        };
+        assert_eq!(
+            sources_block(&[c]),
+            "Sources:\n[1] 2020-03-15_statement.md, 2020-03-15, §Federal Reserve issues FOMC statement (chunk ab12)"
+        );
+    }
+}

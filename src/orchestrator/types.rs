@@ -1,0 +1,141 @@
+//! The values that flow through the pipeline and out of it.
+
+use super::band::{FinalReason, RetrievalConfidence};
+use super::dispatch::DispatchRecord;
+use super::topology::StageId;
+use crate::corpus::Date;
+use crate::index::retrieve::YearMode;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Coherence {
+    Coherent,
+    Incoherent,
+}
+
+/// What kind of question it is; decides how much to retrieve and how to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intent {
+    /// A specific fact.
+    Lookup,
+    /// "list all / every / each ...": needs many passages.
+    Enumerate,
+    /// How something changed over time.
+    Trend,
+    /// Greeting or small talk: no retrieval.
+    SmallTalk,
+}
+
+pub use crate::query::MetadataHints;
+
+pub const DEFAULT_TOP_K: u8 = 10;
+pub const MAX_TOP_K: u8 = 50;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecutionPlan {
+    pub original_query: String,
+    pub revised_query: String,
+    pub coherence: Coherence,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coherence_reason: Option<String>,
+    pub needs_retrieval: bool,
+    pub metadata_hints: Option<MetadataHints>,
+    /// 1–50.
+    pub top_k_hint: u8,
+    pub intent: Intent,
+    /// Years the question names, offered to the year picker.
+    pub suggested_years: Vec<i32>,
+    /// A direct reply when no retrieval is needed or the query is incoherent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
+}
+
+/// A citation in an answer: marker `[n]` → a retrieved chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Citation {
+    pub n: usize,
+    pub chunk_id: String,
+    pub document: String,
+    pub date: Option<Date>,
+    pub section: Option<String>,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ManagerState {
+    ExecutePlan,
+    Success,
+    Fail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageStatus {
+    Done,
+    Skipped,
+    Failed,
+    FellBack,
+    Cancelled,
+}
+
+/// One run of one stage (a stage may run more than once in the reformulation loop).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTrace {
+    pub id: StageId,
+    pub status: StageStatus,
+    pub ms: f64,
+    /// Why a fallback was used, if one was.
+    pub fallback: Option<String>,
+    /// Which pass of the retrieval loop (0 = first).
+    #[serde(rename = "loop")]
+    pub loop_index: u8,
+}
+
+/// A guardrail block: the query ends in `fail` with a safe reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{stage} blocked the query: {reason}")]
+pub struct GuardrailsViolationError {
+    pub stage: StageId,
+    pub reason: String,
+    pub safe_reply: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanSummary {
+    pub original_query: String,
+    pub revised_query: String,
+    pub coherence: Coherence,
+    pub coherence_reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrieveSummary {
+    pub year_mode: YearMode,
+    pub requested_years: Vec<i32>,
+    pub recent_year_window: Option<[i32; 2]>,
+}
+
+/// Everything a query produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrchestrationResult {
+    pub session_id: String,
+    pub query_id: String,
+    pub state: ManagerState,
+    pub final_reason: FinalReason,
+    pub confidence: Option<f64>,
+    pub retrieval_confidence: Option<RetrievalConfidence>,
+    pub answer: String,
+    pub citations: Vec<Citation>,
+    pub applicability_note: Option<String>,
+    pub uncertainty_note: Option<String>,
+    pub plan: Option<PlanSummary>,
+    pub retrieve: RetrieveSummary,
+    pub stages: Vec<StageTrace>,
+    /// Stage id → that stage's documented slice, plus `session_id`.
+    pub cached_state: BTreeMap<String, serde_json::Value>,
+    pub dispatches: Vec<DispatchRecord>,
+}
