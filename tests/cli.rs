@@ -22,6 +22,11 @@ fn corpus() -> tempfile::TempDir {
         "# Space\n\nThe rocket carried a telescope into orbit around the sun.",
     )
     .unwrap();
+    std::fs::write(
+        c.path().join("2020-09-01_rates.md"),
+        "# Rates again\n\nThe committee kept the interest rate low and said it would stay low until employment recovers.",
+    )
+    .unwrap();
     c
 }
 
@@ -48,8 +53,8 @@ fn index_and_search_print_the_documented_json() {
     for key in ["documents", "chunks", "years", "dense", "seconds"] {
         assert!(j.get(key).is_some(), "missing {key}: {j}");
     }
-    assert_eq!(j["documents"], 3);
-    assert_eq!(j["years"]["2020"], 1);
+    assert_eq!(j["documents"], 4);
+    assert_eq!(j["years"]["2020"], 2);
     assert_eq!(j["dense"], true);
 
     let o = run(
@@ -70,7 +75,7 @@ fn index_and_search_print_the_documented_json() {
     assert_eq!(j["requested_years"], serde_json::json!([2020, 2021]));
     let hits = j["hits"].as_array().unwrap();
     assert!(!hits.is_empty() && hits.len() <= 2);
-    assert_eq!(hits[0]["document"], "2020-06-01_rates.md");
+    assert!(hits[0]["document"].as_str().unwrap().ends_with("_rates.md"));
     for key in [
         "document",
         "date",
@@ -217,7 +222,8 @@ fn ask_prints_the_result_and_exits_by_state() {
         assert!(j.get(key).is_some(), "result lacks {key}");
     }
     assert_eq!(j["state"], "success");
-    assert_eq!(j["citations"][0]["document"], "2020-06-01_rates.md");
+    let cited = j["citations"][0]["document"].as_str().unwrap();
+    assert!(cited.ends_with("_rates.md"), "{cited}");
     for key in ["n", "chunk_id", "document", "date", "section", "score"] {
         assert!(j["citations"][0].get(key).is_some(), "citation lacks {key}");
     }

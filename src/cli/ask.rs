@@ -21,7 +21,7 @@ pub struct AskArgs {
     events: bool,
     /// Only these years, e.g. 2020,2021.
     #[arg(long, value_parser = parse_years, value_name = "YEARS")]
-    years: Option<Vec<i32>>,
+    years: Option<super::YearList>,
     /// The question.
     #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
     question: Vec<String>,
@@ -81,7 +81,7 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let result = rt.block_on(ask_once(
         manager,
         question,
-        args.years.clone().unwrap_or_default(),
+        args.years.clone().map(|y| y.0).unwrap_or_default(),
         |ev| {
             if events {
                 if let Ok(line) = serde_json::to_string(ev) {

@@ -21,6 +21,9 @@ pub struct EvalArgs {
     /// A JSON-lines file of questions with `question`, `cites` and optional `year`; needs --corpus.
     #[arg(long, value_name = "FILE")]
     qa: Option<PathBuf>,
+    /// With --qa: run the whole pipeline on each question and check the answer and citations.
+    #[arg(long, requires = "qa")]
+    answers: bool,
     /// Cut-off for nDCG.
     #[arg(long, default_value_t = 10)]
     k: usize,
@@ -120,6 +123,47 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
         "index: {} documents, {} chunks, {:.1} s",
         report.documents, report.chunks, report.seconds
     );
+    if args.answers {
+        let manager = super::ask::manager(&ecfg, true)?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let scores = rt.block_on(qa::evaluate_answers(&manager, &items));
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({ "file": file.display().to_string(), "answers": scores })
+                )?
+            );
+        } else {
+            println!(
+                "{} · {} questions · whole pipeline (offline)",
+                file.display(),
+                scores.items
+            );
+            println!("cited file among citations: {:.3}", scores.cited);
+            println!("correct rate or action:     {:.3}", scores.correct);
+            println!(
+                "end-to-end latency: median {:.0} ms, p95 {:.0} ms",
+                scores.median_ms, scores.p95_ms
+            );
+            println!("final reasons: {:?}", scores.final_reasons);
+            println!(
+                "retrieval mean relevance p10/p50/p90: {:?}",
+                scores.relevance_quantiles
+            );
+            println!(
+                "answer confidence p10/p50/p90: {:?}",
+                scores.confidence_quantiles
+            );
+            for f in &scores.failures {
+                println!("  {f}");
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let retriever = open_retriever(&ecfg, status.into_embedder())?;
     let scores = qa::evaluate_retrieval(&retriever, &items)?;
     if args.json {

@@ -103,8 +103,12 @@ fn corpus_dir(cfg: &Config) -> anyhow::Result<PathBuf> {
     })
 }
 
+/// A `--years` list (a newtype, so clap takes it as one value rather than many).
+#[derive(Debug, Clone, PartialEq)]
+pub struct YearList(pub Vec<i32>);
+
 /// Parses `2019,2020` (spaces allowed) into years.
-fn parse_years(s: &str) -> Result<Vec<i32>, String> {
+fn parse_years(s: &str) -> Result<YearList, String> {
     let mut years = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let y: i32 = part
@@ -118,7 +122,7 @@ fn parse_years(s: &str) -> Result<Vec<i32>, String> {
         }
     }
     years.sort_unstable();
-    Ok(years)
+    Ok(YearList(years))
 }
 
 #[cfg(test)]
@@ -127,9 +131,12 @@ mod tests {
 
     #[test]
     fn years_parse_sorted_and_deduplicated() {
-        assert_eq!(parse_years("2020, 2019,2020").unwrap(), vec![2019, 2020]);
+        assert_eq!(
+            parse_years("2020, 2019,2020").unwrap(),
+            YearList(vec![2019, 2020])
+        );
         assert!(parse_years("20x0").unwrap_err().contains("20x0"));
         assert!(parse_years("99").is_err());
-        assert_eq!(parse_years("").unwrap(), Vec::<i32>::new());
+        assert_eq!(parse_years("").unwrap(), YearList(vec![]));
     }
 }

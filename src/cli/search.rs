@@ -13,7 +13,7 @@ pub struct SearchArgs {
     json: bool,
     /// Only these years, e.g. 2019,2020 (year_mode explicit); default all years.
     #[arg(long, value_parser = parse_years, value_name = "YEARS")]
-    years: Option<Vec<i32>>,
+    years: Option<super::YearList>,
     /// How many hits to show.
     #[arg(long)]
     k: Option<usize>,
@@ -34,7 +34,7 @@ pub fn run(cfg: &Config, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     }
     let req = SearchRequest {
         query: args.query.join(" "),
-        years: args.years.clone().unwrap_or_default(),
+        years: args.years.clone().map(|y| y.0).unwrap_or_default(),
         k,
     };
     let resp = retriever.search(&req)?;

@@ -330,7 +330,7 @@ mod tests {
     #[test]
     fn paragraphs_are_packed_to_the_target() {
         let para = "one two three four five.";
-        let text = vec![para; 10].join("\n\n");
+        let text = [para; 10].join("\n\n");
         let c = chunk_document(&doc(&text), &opts(12, 20));
         assert_eq!(c.len(), 5, "two 5-word paragraphs per 12-word target");
     }

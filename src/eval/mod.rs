@@ -1,5 +1,6 @@
 //! Retrieval and answer-quality evaluation.
 
+pub mod answer_check;
 pub mod beir;
 pub mod metrics;
 pub mod qa;

@@ -307,7 +307,11 @@ impl ModelFiles {
 pub(crate) fn read_config(path: &Path) -> Result<Config, EmbedError> {
     let text = std::fs::read_to_string(path).map_err(|e| EmbedError::bad(path, e))?;
     let config: Config = serde_json::from_str(&text).map_err(|e| EmbedError::bad(path, e))?;
-    if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
+    if config.num_attention_heads == 0
+        || !config
+            .hidden_size
+            .is_multiple_of(config.num_attention_heads)
+    {
         return Err(EmbedError::bad(
             path,
             "hidden_size is not a multiple of num_attention_heads",
@@ -319,8 +323,12 @@ pub(crate) fn read_config(path: &Path) -> Result<Config, EmbedError> {
 pub(crate) fn read_tokenizer(path: &Path) -> Result<Tokenizer, EmbedError> {
     let mut tokenizer = Tokenizer::from_file(path).map_err(|e| EmbedError::bad(path, e))?;
     // Batches are padded by hand to their own longest member; tokenizer.json often pads to a
-    // fixed length (128 for MiniLM), which would waste most of the compute.
+    // fixed length (128 for MiniLM), which would waste most of the compute. Its truncation (also
+    // 128 for MiniLM) is replaced by `truncating`, from the configured `max_tokens`.
     tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(None)
+        .map_err(|e| EmbedError::bad(path, e))?;
     Ok(tokenizer)
 }
 

@@ -9,6 +9,8 @@ pub enum IndexError {
     Corrupt { path: PathBuf, reason: String },
     #[error("no index at {path} yet; build it with `fathom index --corpus DIR`")]
     Missing { path: PathBuf },
+    #[error("another fathom is indexing into {path}; wait for it to finish")]
+    Busy { path: PathBuf },
     #[error("index I/O error at {path}: {source}")]
     Io {
         path: PathBuf,

@@ -11,6 +11,14 @@ pub enum Reranker {
     CrossEncoder(Box<CrossEncoder>),
     /// Cosine of the query vector and each chunk's stored vector.
     DenseCosine,
+    /// The default without a cross-encoder: a convex combination of the min-max normalised
+    /// dense cosine and BM25 score of every candidate, `w·cos′ + (1 − w)·bm25′` (a candidate
+    /// BM25 did not retrieve counts as BM25's minimum). Cosine alone repeats the dense
+    /// retriever's judgement and throws the lexical evidence away; see docs/benchmarks.md for
+    /// the comparison that chose this.
+    DenseBm25 {
+        dense_weight: f32,
+    },
     /// No model available: keep the fusion scores.
     FusionOrder,
 }
@@ -20,14 +28,22 @@ pub enum Reranker {
 pub struct RerankInput {
     pub row: usize,
     pub fused_score: f32,
+    /// BM25 score, if BM25 retrieved the candidate.
+    pub sparse_score: Option<f32>,
 }
 
 impl Reranker {
+    /// The reranker used when no cross-encoder is configured and dense vectors exist.
+    pub fn default_dense() -> Reranker {
+        Reranker::DenseBm25 { dense_weight: 0.5 }
+    }
+
     /// The name shown to users and recorded in results.
     pub fn name(&self) -> String {
         match self {
             Reranker::CrossEncoder(ce) => format!("cross-encoder:{}", ce.name()),
             Reranker::DenseCosine => "dense-cosine".to_string(),
+            Reranker::DenseBm25 { dense_weight } => format!("dense-bm25-blend({dense_weight})"),
             Reranker::FusionOrder => "fusion-order".to_string(),
         }
     }
@@ -49,6 +65,14 @@ impl Reranker {
                     .collect();
                 Ok(ce.score(query, &texts)?)
             }
+            (Reranker::DenseBm25 { dense_weight }, Some(q), Some(vectors)) => {
+                let cos: Vec<f32> = candidates
+                    .iter()
+                    .map(|c| super::dense::dot(vectors.row(c.row), q))
+                    .collect();
+                let bm25: Vec<Option<f32>> = candidates.iter().map(|c| c.sparse_score).collect();
+                Ok(blend(&cos, &bm25, *dense_weight))
+            }
             (Reranker::DenseCosine, Some(q), Some(vectors)) => Ok(candidates
                 .iter()
                 .map(|c| super::dense::dot(vectors.row(c.row), q))
@@ -56,6 +80,19 @@ impl Reranker {
             _ => Ok(candidates.iter().map(|c| c.fused_score).collect()),
         }
     }
+}
+
+/// `w·minmax(cos) + (1 − w)·minmax(bm25)`, a missing BM25 score counting as the lowest present.
+pub fn blend(cos: &[f32], bm25: &[Option<f32>], dense_weight: f32) -> Vec<f32> {
+    let floor = bm25.iter().flatten().copied().fold(f32::INFINITY, f32::min);
+    let floor = if floor.is_finite() { floor } else { 0.0 };
+    let bm25: Vec<f32> = bm25.iter().map(|b| b.unwrap_or(floor)).collect();
+    let w = dense_weight.clamp(0.0, 1.0);
+    min_max(cos)
+        .iter()
+        .zip(min_max(&bm25))
+        .map(|(c, b)| w * c + (1.0 - w) * b)
+        .collect()
 }
 
 /// Rescales scores to [0, 1]; all-equal scores become 1 (equally relevant, not irrelevant).
@@ -144,6 +181,23 @@ mod tests {
         assert!(1.0 + r.for_year(Some(2010)) > 0.5 + r.for_year(Some(2026)));
         // ...but it breaks a tie between equally relevant chunks in favour of the newer one.
         assert!(0.8 + r.for_year(Some(2026)) > 0.8 + r.for_year(Some(2025)));
+    }
+
+    #[test]
+    fn blend_mixes_normalised_dense_and_bm25() {
+        let out = blend(&[0.9, 0.5, 0.7], &[Some(2.0), Some(10.0), None], 0.5);
+        // cos′ = [1, 0, 0.5]; bm25′ with None → floor 2.0: [0, 1, 0].
+        assert_eq!(out, vec![0.5, 0.5, 0.25]);
+        assert_eq!(
+            blend(&[0.9, 0.5], &[None, None], 0.5),
+            vec![1.0, 0.5],
+            "no BM25 evidence: equal halves"
+        );
+        assert_eq!(
+            blend(&[0.9, 0.5], &[Some(1.0), Some(3.0)], 1.0),
+            vec![1.0, 0.0],
+            "weight 1 is cosine alone"
+        );
     }
 
     #[test]

@@ -188,6 +188,8 @@ pub fn build(
     progress: &mut dyn FnMut(IndexProgress),
 ) -> Result<IndexReport, IndexError> {
     let started = Instant::now();
+    std::fs::create_dir_all(opts.index_dir).map_err(|e| IndexError::io(opts.index_dir, e))?;
+    let _lock = lock_index(opts.index_dir)?;
     let discovered = corpus::discover(opts.corpus_root)?;
     let mut skipped: Vec<SkippedReport> = discovered.skipped.into_iter().map(Into::into).collect();
     let mut docs = Vec::with_capacity(discovered.files.len());
@@ -328,6 +330,25 @@ pub fn build(
         skipped,
         rebuilt,
     })
+}
+
+/// Holds an exclusive lock on the index folder for the length of a build, so two `fathom index`
+/// runs cannot interleave their writes. The OS releases it if the process dies.
+fn lock_index(dir: &Path) -> Result<std::fs::File, IndexError> {
+    let path = dir.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| IndexError::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(IndexError::Busy {
+            path: dir.to_path_buf(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(IndexError::io(&path, e)),
+    }
 }
 
 /// Opens the existing index if it can be updated in place; otherwise says why it is rebuilt.

@@ -31,7 +31,8 @@ pub struct QueryState {
     pub reformulation_attempts: u8,
     pub max_reformulations: u8,
     pub answer: String,
-    /// The answer's sentences with the citation numbers each carries (for reflection).
+    /// The answer's sentences, each with its citation's date and section in front, and the
+    /// citation numbers it carries (for reflection).
     pub answer_sentences: Vec<(String, Vec<usize>)>,
     /// Embeddings of `answer_sentences` (empty without a model).
     pub answer_vectors: Vec<Vec<f32>>,

@@ -9,8 +9,22 @@ use crate::orchestrator::state::QueryState;
 use serde_json::json;
 use std::collections::HashSet;
 
-/// How many of the top results the mean is taken over.
-pub const TOP_N: usize = 3;
+/// Weights of the top results in the mean: the best passage counts most, because one passage
+/// that answers the question is enough; the next two say whether the evidence is more than a
+/// lucky match. (An unweighted mean of three would call a question answered by exactly one
+/// passage "low" by construction.)
+pub const TOP_WEIGHTS: [f64; 3] = [0.5, 0.3, 0.2];
+
+/// Rank-weighted mean of the best relevances (missing ranks count as 0).
+pub fn weighted_top_mean(relevance: &[f64]) -> f64 {
+    let mut top = relevance.to_vec();
+    top.sort_by(|a, b| b.total_cmp(a));
+    TOP_WEIGHTS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| w * top.get(i).copied().unwrap_or(0.0))
+        .sum()
+}
 
 /// Calibrated relevance of every retrieved chunk to `query`.
 pub fn chunk_relevance(
@@ -43,7 +57,7 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
     st.relevance = chunk_relevance(retriever, &text, st.query_vec.as_deref(), st);
     let mut top = st.relevance.clone();
     top.sort_by(|a, b| b.total_cmp(a));
-    top.truncate(TOP_N);
+    top.truncate(TOP_WEIGHTS.len());
     let mean = if top.is_empty() {
         0.0
     } else {
@@ -58,4 +72,19 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
         "top_relevance": top.iter().map(|r| r2(*r)).collect::<Vec<_>>(),
         "reformulation_attempts": st.reformulation_attempts,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weighted_mean_of_the_top_three() {
+        assert!((weighted_top_mean(&[0.2, 1.0, 0.5, 0.9]) - (0.5 + 0.27 + 0.1)).abs() < 1e-12);
+        assert_eq!(weighted_top_mean(&[]), 0.0);
+        assert!(
+            (weighted_top_mean(&[0.8]) - 0.4).abs() < 1e-12,
+            "missing results count as irrelevant"
+        );
+    }
 }

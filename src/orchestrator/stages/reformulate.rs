@@ -15,7 +15,15 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
     let current = st.search_text();
     let have: Vec<String> = sparse.analyze(&current);
     let mut weight: HashMap<String, f64> = HashMap::new();
-    for (rank, h) in st.retrieved_chunks.iter().take(FEEDBACK_CHUNKS).enumerate() {
+    // Feedback only from chunks that are at least weakly relevant: terms of unrelated chunks
+    // would pull the next retrieval further off topic.
+    let relevant = st
+        .retrieved_chunks
+        .iter()
+        .zip(st.relevance.iter().chain(std::iter::repeat(&0.0)))
+        .filter(|(_, r)| **r >= crate::orchestrator::band::RETRIEVAL_LOW)
+        .map(|(h, _)| h);
+    for (rank, h) in relevant.take(FEEDBACK_CHUNKS).enumerate() {
         let Some(chunk) = retriever.store().chunk(&h.chunk_id) else {
             continue;
         };

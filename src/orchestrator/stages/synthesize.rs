@@ -77,7 +77,10 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
         _ => None,
     };
     for (i, c) in cands.iter_mut().enumerate() {
-        let terms: HashSet<String> = sparse.analyze(&c.text).into_iter().collect();
+        let terms: HashSet<String> = sparse
+            .analyze(&with_context(&c.text, &hits[c.hit]))
+            .into_iter()
+            .collect();
         let cov = coverage(&q_terms, &terms);
         let prior = 1.0 / (c.hit as f64 + 1.0);
         c.score = match (&vectors, &st.query_vec) {
@@ -126,7 +129,8 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
             }
         };
         body.push(with_marker(&c.text, n));
-        st.answer_sentences.push((c.text.clone(), vec![n]));
+        st.answer_sentences
+            .push((with_context(&c.text, &hits[c.hit]), vec![n]));
         if let Some(v) = &c.vector {
             st.answer_vectors.push(v.clone());
         }
@@ -154,6 +158,21 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
         "answer": st.answer,
         "citations": st.citations.iter().map(|c| json!({"n": c.n, "chunk_id": c.chunk_id})).collect::<Vec<_>>(),
     }))
+}
+
+/// A sentence with what its citation tells the reader: the passage's date and section. The
+/// answer shows both in its Sources, so they count as support for date words in the question.
+pub fn with_context(sentence: &str, hit: &Hit) -> String {
+    let date = hit
+        .date
+        .map(|d| format!("{}. ", d.long_form()))
+        .unwrap_or_default();
+    let section = hit
+        .section
+        .as_deref()
+        .map(|s| format!("{s}. "))
+        .unwrap_or_default();
+    format!("{date}{section}{sentence}")
 }
 
 /// Lists of names (attendance, votes) answer no question: most of their words are capitalised.

@@ -1,0 +1,148 @@
+//! Checking an answer's text against an expected rate or action, as the FOMC questions state
+//! them: `answer_value_lower/upper` in percent, or `change_bp` in basis points (negative = cut).
+
+/// A value in percent written the way statements write it: `6-1/2`, `1/4`, `5.25`, `0`.
+pub fn parse_percent_number(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if let Some((whole, frac)) = s.split_once('-') {
+        return Some(whole.parse::<f64>().ok()? + parse_fraction(frac)?);
+    }
+    if s.contains('/') {
+        return parse_fraction(s);
+    }
+    s.parse().ok()
+}
+
+fn parse_fraction(s: &str) -> Option<f64> {
+    let (n, d) = s.split_once('/')?;
+    let (n, d): (f64, f64) = (n.trim().parse().ok()?, d.trim().parse().ok()?);
+    (d != 0.0).then_some(n / d)
+}
+
+fn is_number_token(t: &str) -> bool {
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '/' || c == '-' || c == '.')
+        && t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The number ending just before `words[end]`, and how many words it took: `6-1/2`, `1/4`,
+/// and the spaced form `1 3/4`.
+fn number_before(words: &[&str], end: usize) -> Option<(f64, usize)> {
+    let last = *words.get(end.checked_sub(1)?)?;
+    if !is_number_token(last) {
+        return None;
+    }
+    let value = parse_percent_number(last)?;
+    if last.contains('/') && !last.contains('-') && end >= 2 {
+        if let Ok(whole) = words[end - 2].parse::<u32>() {
+            return Some((f64::from(whole) + value, 2));
+        }
+    }
+    Some((value, 1))
+}
+
+/// Every `X percent` and `X to Y percent` in the text, as (lower, upper).
+pub fn percent_values(text: &str) -> Vec<(f64, f64)> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')')))
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !w.to_lowercase().starts_with("percent") || i == 0 {
+            continue;
+        }
+        let Some((hi, used)) = number_before(&words, i) else {
+            continue;
+        };
+        let lo = (i > used + 1 && words[i - used - 1] == "to")
+            .then(|| number_before(&words, i - used - 1))
+            .flatten()
+            .map(|(v, _)| v);
+        out.push((lo.unwrap_or(hi), hi));
+    }
+    out
+}
+
+/// Whether the text states the expected value or range.
+pub fn states_value(text: &str, lower: f64, upper: f64) -> bool {
+    percent_values(text)
+        .iter()
+        .any(|(l, u)| (l - lower).abs() < 1e-6 && (u - upper).abs() < 1e-6)
+}
+
+/// The direction and size (basis points, signed) of the first policy action the text states.
+pub fn first_action(text: &str) -> Option<i32> {
+    let lower = text.to_lowercase();
+    for sentence in lower.split_inclusive(['.', '!', '?']) {
+        let up = ["raise", "increase"].iter().any(|v| sentence.contains(v));
+        let down = ["lower", "reduce", "decrease", "cut "]
+            .iter()
+            .any(|v| sentence.contains(v));
+        let hold = ["maintain", "keep", "leave", "left unchanged", "unchanged"]
+            .iter()
+            .any(|v| sentence.contains(v));
+        if !(up || down || hold) || !sentence.contains("rate") {
+            continue;
+        }
+        if hold && !up && !down {
+            return Some(0);
+        }
+        let size = amount_bp(sentence)?;
+        return Some(if down && !up { -size } else { size });
+    }
+    None
+}
+
+/// `50 basis points`, `1/2 percentage point`, `3/4 of a percentage point`.
+fn amount_bp(sentence: &str) -> Option<i32> {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        if w.starts_with("basis") && i > 0 {
+            return words[i - 1].parse().ok();
+        }
+        if w.starts_with("percentage") && i > 0 {
+            let num = if words[i - 1] == "a" && i > 2 && words[i - 2] == "of" {
+                words[i - 3]
+            } else {
+                words[i - 1]
+            };
+            return parse_percent_number(num).map(|v| (v * 100.0).round() as i32);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_statement_style() {
+        assert_eq!(parse_percent_number("6-1/2"), Some(6.5));
+        assert_eq!(parse_percent_number("1/4"), Some(0.25));
+        assert_eq!(parse_percent_number("5.25"), Some(5.25));
+        assert_eq!(parse_percent_number("x"), None);
+    }
+
+    #[test]
+    fn values_and_ranges() {
+        let t = "keep the target range for the federal funds rate at 0 to 1/4 percent [1]. Earlier it was 6-1/2 percent.";
+        assert_eq!(percent_values(t), vec![(0.0, 0.25), (6.5, 6.5)]);
+        assert!(states_value(t, 0.0, 0.25));
+        assert!(states_value(t, 6.5, 6.5));
+        assert!(!states_value(t, 0.25, 0.25));
+        assert!(states_value("to 1 to 1-1/4 percent.", 1.0, 1.25));
+        assert!(states_value("unchanged at 1 3/4 percent [1].", 1.75, 1.75));
+    }
+
+    #[test]
+    fn actions() {
+        assert_eq!(first_action("The Committee voted today to raise its target for the federal funds rate by 50 basis points to 6-1/2 percent."), Some(50));
+        assert_eq!(first_action("decided today to lower the target range for the federal funds rate by 1/2 percentage point, to 1 to 1-1/4 percent"), Some(-50));
+        assert_eq!(first_action("The Committee decided today to keep its target for the federal funds rate at 6-1/2 percent."), Some(0));
+        assert_eq!(first_action("reduce its target for the federal funds rate 3/4 of a percentage point to 2-1/4 percent."), Some(-75));
+        assert_eq!(first_action("Inflation was low."), None);
+    }
+}
