@@ -144,7 +144,10 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
                 scores.items
             );
             println!("cited file among citations: {:.3}", scores.cited);
-            println!("correct rate or action:     {:.3}", scores.correct);
+            match scores.correct {
+                Some(c) => println!("correct rate or action:     {c:.3}"),
+                None => println!("correct rate or action:     n/a (no expected values)"),
+            }
             println!(
                 "end-to-end latency: median {:.0} ms, p95 {:.0} ms",
                 scores.median_ms, scores.p95_ms

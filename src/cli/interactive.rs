@@ -1,69 +1,51 @@
 //! `fathom` with no subcommand: open the configured corpus (or the built-in sample), index it if
-//! needed, and answer queries typed on standard input with the top passages.
+//! needed, and answer questions typed on standard input through the whole pipeline.
 
 use super::index::index_corpus;
 use fathom::config::Config;
-use fathom::index::open::{load_embedder, open_retriever};
-use fathom::index::retrieve::SearchRequest;
+use fathom::index::open::load_embedder;
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
-    let corpus = match &cfg.corpus.dir {
-        Some(dir) => dir.clone(),
-        None => {
-            let dir = cfg.paths.data_dir.join("sample-corpus");
-            fathom::sample::write_sample_corpus(&dir)?;
-            eprintln!("no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)", dir.display());
-            dir
-        }
-    };
-    let status = load_embedder(cfg);
-    if let Some(notice) = status.notice() {
-        eprintln!("note: {notice}");
+    let mut cfg = cfg.clone();
+    if cfg.corpus.dir.is_none() {
+        let dir = cfg.paths.data_dir.join("sample-corpus");
+        fathom::sample::write_sample_corpus(&dir)?;
+        eprintln!("no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)", dir.display());
+        cfg.corpus.dir = Some(dir);
     }
-    let report = index_corpus(cfg, &corpus, status.embedder(), false, false)?;
-    eprintln!(
-        "{} documents, {} chunks indexed from {}",
-        report.documents,
-        report.chunks,
-        corpus.display()
-    );
-    let retriever = open_retriever(cfg, status.into_embedder())?;
+    let corpus = super::corpus_dir(&cfg)?;
+    let status = load_embedder(&cfg);
+    let report = index_corpus(&cfg, &corpus, status.embedder(), false, false)?;
+    drop(status);
+    eprintln!("{} documents, {} chunks indexed from {}", report.documents, report.chunks, corpus.display());
+    let manager = super::ask::manager(&cfg, false)?;
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let interactive = std::io::stdin().is_terminal();
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    if interactive {
+        eprintln!("Ask a question about the documents (q to quit).");
+    }
+    let mut lines = std::io::stdin().lock().lines();
     loop {
         if interactive {
             print!("\nask> ");
             std::io::stdout().flush()?;
         }
         let Some(line) = lines.next() else { break };
-        let query = line?;
-        let query = query.trim();
-        if query.is_empty() {
+        let line = line?;
+        let question = line.trim();
+        if question.is_empty() {
             continue;
         }
-        if matches!(query, "q" | "quit" | "exit") {
+        if matches!(question, "q" | "quit" | "exit") {
             break;
         }
-        let resp = retriever.search(&SearchRequest {
-            query: query.to_string(),
-            years: Vec::new(),
-            k: 3,
-        })?;
-        for h in &resp.hits {
-            println!(
-                "[{}] {} ({}) {:.2}\n    {}",
-                h.rank,
-                h.document,
-                h.date.map(|d| d.to_string()).unwrap_or_default(),
-                h.score,
-                h.snippet
-            );
-        }
-        if resp.hits.is_empty() {
-            println!("no matches");
+        let result = rt.block_on(super::ask::ask_once(manager.clone(), question.to_string(), Vec::new(), |_| {}))?;
+        println!("{}", result.answer);
+        match result.confidence {
+            Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
+            None => println!("\n— {}", result.final_reason.as_str()),
         }
     }
     Ok(ExitCode::SUCCESS)

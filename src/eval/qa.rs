@@ -138,8 +138,9 @@ pub struct QaAnswerScores {
     pub items: usize,
     /// Share of items whose cited file is among the answer's citations.
     pub cited: f64,
-    /// Share of items whose answer states the expected rate or action.
-    pub correct: f64,
+    /// Share of checkable items whose answer states the expected rate or action (`None` when
+    /// no item carries an expected value).
+    pub correct: Option<f64>,
     pub median_ms: f64,
     pub p95_ms: f64,
     /// How many items ended with each final reason.
@@ -249,7 +250,7 @@ pub async fn evaluate_answers(
         confidence_quantiles: q(&confidences),
         items: items.len(),
         cited: cited as f64 / n,
-        correct: correct as f64 / checkable.max(1) as f64,
+        correct: (checkable > 0).then(|| correct as f64 / checkable as f64),
         median_ms: median(&times),
         p95_ms: super::metrics::percentile(&times, 0.95),
         failures,

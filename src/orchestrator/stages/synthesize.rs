@@ -58,7 +58,8 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
             let words = s.split_whitespace().count();
             if (4..=120).contains(&words) && !is_name_list(s) {
                 cands.push(Candidate {
-                    text: s.to_string(),
+                    // Source line breaks are layout, not meaning.
+                    text: s.split_whitespace().collect::<Vec<_>>().join(" "),
                     hit: i,
                     score: 0.0,
                     vector: None,

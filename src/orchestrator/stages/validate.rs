@@ -100,6 +100,46 @@ mod tests {
         assert_eq!(markers("a [1] b [23]. c [x] [] [4"), vec![1, 23]);
     }
 
+    fn hit(id: &str) -> crate::index::retrieve::Hit {
+        crate::index::retrieve::Hit {
+            rank: 1,
+            chunk_id: id.into(),
+            document: "d.md".into(),
+            title: "t".into(),
+            date: None,
+            year: None,
+            section: None,
+            dense_rank: None,
+            dense_score: None,
+            sparse_rank: None,
+            sparse_score: None,
+            fused_score: 0.0,
+            rerank_score: 0.0,
+            recency_boost: 0.0,
+            date_bonus: 0.0,
+            score: 0.0,
+            snippet: String::new(),
+        }
+    }
+
+    fn citation(n: usize, id: &str) -> crate::orchestrator::types::Citation {
+        crate::orchestrator::types::Citation { n, chunk_id: id.into(), document: "d.md".into(), date: None, section: None, score: 0.5 }
+    }
+
+    #[test]
+    fn citations_to_unretrieved_chunks_and_unknown_numbers_are_removed() {
+        let mut st = QueryState::new("s", "q", "question", vec![]);
+        st.retrieved_chunks = vec![hit("aaa"), hit("bbb")];
+        st.citations = vec![citation(1, "aaa"), citation(2, "zzz"), citation(4, "bbb")];
+        st.answer = "First claim [1]. Invented claim [2]. Ghost claim [3].".into();
+        let slice = run(&mut st).unwrap();
+        assert_eq!(st.answer, "First claim [1]. Invented claim. Ghost claim.");
+        assert_eq!(st.citations.iter().map(|c| c.n).collect::<Vec<_>>(), vec![1], "unused [4] is dropped too");
+        assert_eq!(st.invalid_citations.len(), 2);
+        assert!(st.invalid_citations[0].contains("zzz") && st.invalid_citations[1].contains("[3]"));
+        assert_eq!(slice["valid"], serde_json::json!([1]));
+    }
+
     #[test]
     fn strips_only_invalid_markers() {
         let valid: HashSet<usize> = [1].into();
