@@ -12,16 +12,27 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     if cfg.corpus.dir.is_none() {
         let dir = cfg.paths.data_dir.join("sample-corpus");
         fathom::sample::write_sample_corpus(&dir)?;
-        eprintln!("no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)", dir.display());
+        eprintln!(
+            "no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)",
+            dir.display()
+        );
         cfg.corpus.dir = Some(dir);
     }
     let corpus = super::corpus_dir(&cfg)?;
     let status = load_embedder(&cfg);
     let report = index_corpus(&cfg, &corpus, status.embedder(), false, false)?;
     drop(status);
-    eprintln!("{} documents, {} chunks indexed from {}", report.documents, report.chunks, corpus.display());
+    eprintln!(
+        "{} documents, {} chunks indexed from {}",
+        report.documents,
+        report.chunks,
+        corpus.display()
+    );
     let manager = super::ask::manager(&cfg, false)?;
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!("Ask a question about the documents (q to quit).");
@@ -41,7 +52,12 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         if matches!(question, "q" | "quit" | "exit") {
             break;
         }
-        let result = rt.block_on(super::ask::ask_once(manager.clone(), question.to_string(), Vec::new(), |_| {}))?;
+        let result = rt.block_on(super::ask::ask_once(
+            manager.clone(),
+            question.to_string(),
+            Vec::new(),
+            |_| {},
+        ))?;
         println!("{}", result.answer);
         match result.confidence {
             Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),

@@ -16,7 +16,9 @@ pub enum IndexError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("BM25 index error: {0}")]
+    #[error(
+        "BM25 index error: {0} (if it persists, rebuild the index with `fathom index --rebuild`)"
+    )]
     Sparse(#[from] tantivy::TantivyError),
     #[error(transparent)]
     Embed(#[from] crate::index::embed::EmbedError),

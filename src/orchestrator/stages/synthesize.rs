@@ -11,8 +11,10 @@ use crate::orchestrator::types::{Citation, Intent};
 use serde_json::json;
 use std::collections::HashSet;
 
-/// Sentences more similar than this (word Jaccard) to one already chosen add nothing.
+/// Sentences more similar than this (word Jaccard) to one already chosen add nothing new.
 const MAX_OVERLAP: f64 = 0.6;
+/// Other passages cited beside a sentence they repeat.
+const MAX_CORROBORATING: usize = 2;
 
 struct Candidate {
     text: String,
@@ -95,43 +97,53 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
     }
     let mut order: Vec<usize> = (0..cands.len()).collect();
     order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));
-    let mut chosen: Vec<usize> = Vec::new();
+    // Each chosen sentence with the other passages that say the same thing: a near-duplicate from
+    // another document is not repeated but cited beside it, so corroborating sources show.
+    let mut chosen: Vec<(usize, Vec<usize>)> = Vec::new();
     for i in order {
-        if chosen.len() >= max_sentences {
-            break;
-        }
-        if chosen
-            .iter()
-            .any(|&j| jaccard(&cands[i].text, &cands[j].text) > MAX_OVERLAP)
-        {
-            continue;
-        }
-        // After the first sentence, only add ones that are themselves reasonably on topic.
-        if let Some(&first) = chosen.first() {
-            if cands[i].score < cands[first].score * 0.6 {
+        if let Some((first, _)) = chosen.first() {
+            // After the first sentence, only on-topic ones count, as new sentences or as support.
+            if cands[i].score < cands[*first].score * 0.6 {
                 break;
             }
         }
-        chosen.push(i);
+        if let Some((j, support)) = chosen
+            .iter_mut()
+            .find(|(j, _)| jaccard(&cands[i].text, &cands[*j].text) > MAX_OVERLAP)
+        {
+            let hit = cands[i].hit;
+            if hit != cands[*j].hit && !support.contains(&hit) && support.len() < MAX_CORROBORATING
+            {
+                support.push(hit);
+            }
+            continue;
+        }
+        if chosen.len() < max_sentences {
+            chosen.push((i, Vec::new()));
+        }
     }
 
     // Number citations by first use.
     let mut cited_hits: Vec<usize> = Vec::new();
+    let mut number = |hit: usize| match cited_hits.iter().position(|&h| h == hit) {
+        Some(p) => p + 1,
+        None => {
+            cited_hits.push(hit);
+            cited_hits.len()
+        }
+    };
     let mut body = Vec::new();
     st.answer_sentences.clear();
     st.answer_vectors.clear();
-    for &i in &chosen {
-        let c = &cands[i];
-        let n = match cited_hits.iter().position(|&h| h == c.hit) {
-            Some(p) => p + 1,
-            None => {
-                cited_hits.push(c.hit);
-                cited_hits.len()
-            }
-        };
-        body.push(with_marker(&c.text, n));
+    for (i, support) in &chosen {
+        let c = &cands[*i];
+        let ns: Vec<usize> = std::iter::once(c.hit)
+            .chain(support.iter().copied())
+            .map(&mut number)
+            .collect();
+        body.push(with_markers(&c.text, &ns));
         st.answer_sentences
-            .push((with_context(&c.text, &hits[c.hit]), vec![n]));
+            .push((with_context(&c.text, &hits[c.hit]), ns));
         if let Some(v) = &c.vector {
             st.answer_vectors.push(v.clone());
         }
@@ -156,6 +168,7 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
         "mode": "extractive",
         "sentences_considered": cands.len(),
         "sentences_chosen": chosen.len(),
+        "corroborating_citations": chosen.iter().map(|(_, s)| s.len()).sum::<usize>(),
         "answer": st.answer,
         "citations": st.citations.iter().map(|c| json!({"n": c.n, "chunk_id": c.chunk_id})).collect::<Vec<_>>(),
     }))
@@ -186,12 +199,13 @@ fn is_name_list(sentence: &str) -> bool {
     words.len() >= 8 && capitalised * 2 > words.len()
 }
 
-/// Puts ` [n]` before the sentence's closing punctuation.
-pub fn with_marker(sentence: &str, n: usize) -> String {
+/// Puts ` [n]` (or ` [n][m]`) before the sentence's closing punctuation.
+pub fn with_markers(sentence: &str, ns: &[usize]) -> String {
+    let marks: String = ns.iter().map(|n| format!("[{n}]")).collect();
     let s = sentence.trim_end();
     match s.char_indices().last() {
-        Some((i, c)) if matches!(c, '.' | '?' | '!') => format!("{} [{n}]{c}", &s[..i]),
-        _ => format!("{s} [{n}]"),
+        Some((i, c)) if matches!(c, '.' | '?' | '!') => format!("{} {marks}{c}", &s[..i]),
+        _ => format!("{s} {marks}"),
     }
 }
 
@@ -225,8 +239,9 @@ mod tests {
 
     #[test]
     fn markers_go_before_the_full_stop() {
-        assert_eq!(with_marker("Rates fell.", 2), "Rates fell [2].");
-        assert_eq!(with_marker("No stop", 1), "No stop [1]");
+        assert_eq!(with_markers("Rates fell.", &[2]), "Rates fell [2].");
+        assert_eq!(with_markers("No stop", &[1]), "No stop [1]");
+        assert_eq!(with_markers("Held.", &[1, 3]), "Held [1][3].");
     }
 
     #[test]

@@ -123,7 +123,14 @@ mod tests {
     }
 
     fn citation(n: usize, id: &str) -> crate::orchestrator::types::Citation {
-        crate::orchestrator::types::Citation { n, chunk_id: id.into(), document: "d.md".into(), date: None, section: None, score: 0.5 }
+        crate::orchestrator::types::Citation {
+            n,
+            chunk_id: id.into(),
+            document: "d.md".into(),
+            date: None,
+            section: None,
+            score: 0.5,
+        }
     }
 
     #[test]
@@ -134,7 +141,11 @@ mod tests {
         st.answer = "First claim [1]. Invented claim [2]. Ghost claim [3].".into();
         let slice = run(&mut st).unwrap();
         assert_eq!(st.answer, "First claim [1]. Invented claim. Ghost claim.");
-        assert_eq!(st.citations.iter().map(|c| c.n).collect::<Vec<_>>(), vec![1], "unused [4] is dropped too");
+        assert_eq!(
+            st.citations.iter().map(|c| c.n).collect::<Vec<_>>(),
+            vec![1],
+            "unused [4] is dropped too"
+        );
         assert_eq!(st.invalid_citations.len(), 2);
         assert!(st.invalid_citations[0].contains("zzz") && st.invalid_citations[1].contains("[3]"));
         assert_eq!(slice["valid"], serde_json::json!([1]));
