@@ -293,39 +293,3 @@ fn throughput_on_fomc_statements() {
         tokens as f64 / secs
     );
 }
-
-#[test]
-#[ignore]
-fn zz_batch_tmp() {
-    let mut files: Vec<_> = std::fs::read_dir(common::fomc_dir())
-        .unwrap()
-        .filter_map(|d| d.ok().map(|d| d.path()))
-        .filter(|p| p.to_string_lossy().ends_with("_statement.md"))
-        .collect();
-    files.sort();
-    files.truncate(50);
-    let mut pieces = Vec::new();
-    for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        let words: Vec<&str> = text.split_whitespace().collect();
-        pieces.extend(words.chunks(150).map(|c| c.join(" ")));
-    }
-    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
-    for bs in [4usize, 8, 16, 32, 64] {
-        let e = Embedder::load(
-            &common::model_dir(),
-            EmbedOptions {
-                batch_size: bs,
-                ..EmbedOptions::default()
-            },
-        )
-        .unwrap();
-        let tokens: usize = refs.iter().map(|t| e.count_tokens(t).min(256)).sum();
-        let t = Instant::now();
-        e.embed_documents(&refs).unwrap();
-        println!(
-            "bs {bs}: {:.0} tok/s",
-            tokens as f64 / t.elapsed().as_secs_f64()
-        );
-    }
-}

@@ -49,7 +49,8 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .collect(),
         None => DEFAULT_QUERIES.iter().map(|s| s.to_string()).collect(),
     };
-    let run_all = |times: &mut Vec<f64>| -> anyhow::Result<()> {
+    use fathom::index::retrieve::Timings;
+    let run_all = |times: &mut Vec<f64>, parts: &mut Vec<Timings>| -> anyhow::Result<()> {
         for q in &queries {
             let req = SearchRequest {
                 query: q.clone(),
@@ -57,16 +58,26 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 k: cfg.retrieval.k,
             };
             let t = Instant::now();
-            retriever.search(&req)?;
+            let resp = retriever.search(&req)?;
             times.push(t.elapsed().as_secs_f64() * 1000.0);
+            parts.push(resp.timings);
         }
         Ok(())
     };
-    run_all(&mut Vec::new())?; // warm-up: page in the index and the model
+    run_all(&mut Vec::new(), &mut Vec::new())?; // warm-up: page in the index and the model
     let mut times = Vec::new();
+    let mut parts = Vec::new();
     for _ in 0..args.rounds.max(1) {
-        run_all(&mut times)?;
+        run_all(&mut times, &mut parts)?;
     }
+    let part = |f: fn(&Timings) -> f64| median(&parts.iter().map(f).collect::<Vec<_>>());
+    let breakdown = serde_json::json!({
+        "embed": part(|t| t.embed_ms),
+        "dense": part(|t| t.dense_ms),
+        "sparse": part(|t| t.sparse_ms),
+        "fuse": part(|t| t.fuse_ms),
+        "rerank": part(|t| t.rerank_ms),
+    });
 
     let (tokens_per_s, embedded) = match retriever.embedder() {
         Some(e) => {
@@ -90,6 +101,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
         "reranker": retriever.reranker_name(),
         "queries": times.len(),
         "query_ms": { "p50": median(&times), "p95": percentile(&times, 0.95), "max": percentile(&times, 1.0) },
+        "stage_median_ms": breakdown,
         "model_load_ms": model_load_ms,
         "index_open_ms": open_ms,
         "embed_tokens_per_s": tokens_per_s,
@@ -110,6 +122,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             percentile(&times, 0.95),
             percentile(&times, 1.0)
         );
+        println!("median per part (ms): {}", out["stage_median_ms"]);
         println!("model load {model_load_ms:.0} ms, index open {open_ms:.0} ms");
         if let Some(tps) = tokens_per_s {
             println!("embedding: {tps:.0} tokens/s over {embedded} chunks");

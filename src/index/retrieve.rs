@@ -292,6 +292,7 @@ impl Retriever {
         )?;
         apply_date_bonus(&mut hits, hint);
         hits.truncate(req.k);
+        self.fill_snippets(&mut hits, &req.query);
         timings.total_ms = ms(started);
         Ok(SearchResponse {
             query: req.query.clone(),
@@ -375,16 +376,22 @@ impl Retriever {
             &[candidates.dense.clone(), candidates.sparse.clone()],
             self.settings.rrf_k,
         );
-        let inputs: Vec<RerankInput> = fused
+        let (fused_of, inputs): (Vec<usize>, Vec<RerankInput>) = fused
             .iter()
-            .filter_map(|f| {
-                self.store.row_of(&f.chunk_id).map(|row| RerankInput {
-                    row,
-                    fused_score: f.fused_score,
-                    sparse_score: f.sources[1].map(|s| s.1),
+            .enumerate()
+            .filter_map(|(fi, f)| {
+                self.store.row_of(&f.chunk_id).map(|row| {
+                    (
+                        fi,
+                        RerankInput {
+                            row,
+                            fused_score: f.fused_score,
+                            sparse_score: f.sources[1].map(|s| s.1),
+                        },
+                    )
                 })
             })
-            .collect();
+            .unzip();
         timings.fuse_ms += ms(t);
         let t = Instant::now();
         let raw = if rerank {
@@ -394,7 +401,6 @@ impl Retriever {
             inputs.iter().map(|c| c.fused_score).collect()
         };
         let norm = min_max(&raw);
-        let terms = self.store.sparse().analyze(query);
         let mut scored: Vec<(usize, f32, f32)> = norm
             .iter()
             .enumerate()
@@ -416,8 +422,7 @@ impl Retriever {
             .enumerate()
             .map(|(rank, (i, rerank_score, boost))| {
                 let chunk = &self.store.chunks()[inputs[i].row];
-                let f = fused.iter().find(|f| f.chunk_id == chunk.chunk_id);
-                let source = |list: usize| f.and_then(|f| f.sources[list]);
+                let source = |list: usize| fused[fused_of[i]].sources[list];
                 Hit {
                     rank: rank + 1,
                     chunk_id: chunk.chunk_id.clone(),
@@ -435,12 +440,25 @@ impl Retriever {
                     recency_boost: boost,
                     date_bonus: 0.0,
                     score: rerank_score + boost,
-                    snippet: snippet(&chunk.text, &terms),
+                    // Filled in for the hits that are kept (see `fill_snippets`).
+                    snippet: String::new(),
                 }
             })
             .collect();
         timings.rerank_ms += ms(t);
         Ok(hits)
+    }
+}
+
+impl Retriever {
+    /// Sets each hit's snippet: the sentence of its chunk with the most query terms.
+    pub fn fill_snippets(&self, hits: &mut [Hit], query: &str) {
+        let terms = self.store.sparse().analyze(query);
+        for h in hits.iter_mut() {
+            if let Some(chunk) = self.store.chunk(&h.chunk_id) {
+                h.snippet = snippet(&chunk.text, &terms);
+            }
+        }
     }
 }
 

@@ -24,6 +24,7 @@ pub fn run(retriever: &Retriever, st: &mut QueryState) -> Result<serde_json::Val
     )?;
     apply_date_bonus(&mut hits, st.plan.as_ref().and_then(|p| p.metadata_hints));
     hits.truncate(k);
+    retriever.fill_snippets(&mut hits, &text);
     st.retrieved_chunks = hits;
     Ok(json!({
         "reranker": retriever.reranker_name(),
