@@ -25,15 +25,13 @@ pub fn is_supported(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
+/// A dot-named entry below the root (the root itself may be hidden: the user chose it).
 fn is_hidden(entry: &walkdir::DirEntry) -> bool {
-    entry.depth() > 0
-        && entry
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.starts_with('.'))
+    entry.depth() > 0 && entry.file_name().as_encoded_bytes().starts_with(b".")
 }
 
-/// Walks `root` for `.md`, `.markdown`, `.txt`, `.html` and `.htm` files (hidden entries skipped).
+/// Walks `root` for `.md`, `.markdown`, `.txt`, `.html` and `.htm` files (hidden entries skipped),
+/// sorted by path. Links are followed; a broken link or a loop is reported in `skipped`.
 pub fn discover(root: &Path) -> Result<Discovered, CorpusError> {
     if !root.is_dir() {
         return Err(CorpusError::NoSuchFolder {
@@ -106,6 +104,44 @@ mod tests {
     fn a_missing_folder_is_an_error() {
         let err = discover(Path::new("/definitely/not/here")).unwrap_err();
         assert!(matches!(err, CorpusError::NoSuchFolder { .. }));
+    }
+
+    #[test]
+    fn a_file_is_not_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.md");
+        std::fs::write(&file, "x").unwrap();
+        assert!(matches!(
+            discover(&file),
+            Err(CorpusError::NoSuchFolder { .. })
+        ));
+    }
+
+    #[test]
+    fn a_hidden_root_is_still_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join(".corpus");
+        std::fs::create_dir_all(root.join("2021")).unwrap();
+        std::fs::write(root.join("2021/b.md"), "x").unwrap();
+        std::fs::write(root.join("2021/a.md"), "x").unwrap();
+        std::fs::write(root.join("2021/.draft.md"), "x").unwrap();
+        let found = discover(&root).unwrap();
+        assert_eq!(
+            found.files,
+            vec![root.join("2021/a.md"), root.join("2021/b.md")]
+        );
+    }
+
+    #[test]
+    fn a_link_loop_is_reported_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/ok.md"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).unwrap();
+        let found = discover(dir.path()).unwrap();
+        assert_eq!(found.files, vec![dir.path().join("sub/ok.md")]);
+        assert_eq!(found.skipped.len(), 1);
+        assert!(!found.skipped[0].reason.is_empty());
     }
 
     #[test]

@@ -10,19 +10,18 @@ pub fn to_text(html: &str) -> (Option<String>, String) {
     let bytes = html.as_bytes();
     while i < html.len() {
         if bytes[i] == b'<' {
+            if lower[i..].starts_with("<!--") {
+                // A comment may contain `>`; it ends only at `-->`.
+                i = lower[i..].find("-->").map_or(html.len(), |e| i + e + 3);
+                continue;
+            }
             let Some(end) = html[i..].find('>').map(|e| i + e + 1) else {
                 break;
             };
             let tag = tag_name(&lower[i..end]);
             let closing = lower[i..].starts_with("</");
             if !closing && matches!(tag.as_str(), "script" | "style" | "head") {
-                // Skip the element's whole content.
-                let close = format!("</{tag}");
-                i = lower[end..]
-                    .find(&close)
-                    .map(|p| end + p)
-                    .and_then(|p| html[p..].find('>').map(|q| p + q + 1))
-                    .unwrap_or(html.len());
+                i = skip_element(html, &lower, &tag, end);
                 continue;
             }
             match tag.as_str() {
@@ -34,9 +33,8 @@ pub fn to_text(html: &str) -> (Option<String>, String) {
                         out.push(' ');
                     }
                 }
-                "p" | "div" | "section" | "article" | "li" | "tr" | "ul" | "ol" | "table"
-                | "blockquote" | "pre" => out.push_str("\n\n"),
-                "br" => out.push('\n'),
+                "p" | "div" | "br" | "section" | "article" | "li" | "tr" | "ul" | "ol"
+                | "table" | "blockquote" | "pre" => out.push_str("\n\n"),
                 _ => {}
             }
             i = end;
@@ -47,6 +45,22 @@ pub fn to_text(html: &str) -> (Option<String>, String) {
         }
     }
     (title.filter(|t| !t.is_empty()), tidy(&out))
+}
+
+/// The byte after the element `tag` whose content starts at `content`. A `<head>` also ends
+/// where `<body>` starts, since HTML lets the `</head>` be left out.
+fn skip_element(html: &str, lower: &str, tag: &str, content: usize) -> usize {
+    let rest = &lower[content..];
+    let close = rest.find(&format!("</{tag}"));
+    let body = (tag == "head").then(|| rest.find("<body")).flatten();
+    match (close, body) {
+        (Some(c), Some(b)) if b < c => content + b,
+        (None, Some(b)) => content + b,
+        (Some(c), _) => html[content + c..]
+            .find('>')
+            .map_or(html.len(), |q| content + c + q + 1),
+        (None, None) => html.len(),
+    }
 }
 
 fn tag_name(tag: &str) -> String {
@@ -155,6 +169,14 @@ mod tests {
         let (title, text) = to_text("<html><head><title>T</title><style>x{}</style></head><body><script>alert(1)</script><h1>Top</h1><p>One <b>bold</b> line</p><ul><li>a</li><li>b</li></ul></body></html>");
         assert_eq!(title.as_deref(), Some("T"));
         assert_eq!(text, "# Top\n\nOne bold line\n\na\n\nb");
+    }
+
+    #[test]
+    fn comments_breaks_and_an_unclosed_head() {
+        let (title, text) =
+            to_text("<head><title>T</title><body><!-- a > b --><p>line one<br>line two</p></body>");
+        assert_eq!(title.as_deref(), Some("T"));
+        assert_eq!(text, "line one\n\nline two");
     }
 
     #[test]
