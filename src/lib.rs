@@ -10,3 +10,4 @@ pub mod logging;
 pub mod orchestrator;
 pub mod query;
 pub mod sample;
+pub mod tui;

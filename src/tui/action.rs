@@ -1,0 +1,58 @@
+//! Semantic actions and the effects `update` asks the caller to perform.
+
+use crate::orchestrator::events::{Command, Event};
+use crossterm::event::{KeyEvent, MouseEvent};
+
+/// A direction for list cursors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    Up,
+    Down,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// A raw key: translated into one of the semantic actions below (or typed into the input).
+    Key(KeyEvent),
+    /// A raw mouse event: the wheel scrolls the chat.
+    Mouse(MouseEvent),
+    Submit,
+    InsertNewline,
+    HistoryUp,
+    HistoryDown,
+    FocusNext,
+    ScrollUp,
+    ScrollDown,
+    ToggleHelp,
+    OpenYearPicker,
+    YearCursorUp,
+    YearCursorDown,
+    ToggleYear,
+    ToggleAllYears,
+    CloseOverlay,
+    OpenInspector,
+    /// Moves the stage cursor of the inspector.
+    InspectorStage(Dir),
+    /// Moves the cursor in the inspector's JSON tree.
+    InspectorTree(Dir),
+    /// Folds or unfolds the JSON node under the inspector's tree cursor.
+    ToggleFold,
+    OpenPassage,
+    /// Moves the cursor of the citations panel.
+    CitationCursor(Dir),
+    /// Scrolls the passage viewer.
+    PassageScroll(Dir),
+    CancelQuery,
+    Quit,
+    Resize(u16, u16),
+    Tick,
+    Orchestrator(Event),
+    SelectTurn(Dir),
+}
+
+/// What `update` asks the caller to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Send(Command),
+    Quit,
+}

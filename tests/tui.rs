@@ -1,0 +1,693 @@
+//! The terminal UI as plain functions: `update` flows, snapshots on a `TestBackend`, and a
+//! property test that random action sequences never panic at any size.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use fathom::corpus::{Chunk, Date};
+use fathom::index::retrieve::YearMode;
+use fathom::orchestrator::band::{FinalReason, RetrievalConfidence};
+use fathom::orchestrator::events::{Command, Event};
+use fathom::orchestrator::topology::{StageId, Topology};
+use fathom::orchestrator::types::{
+    Citation, Coherence, ManagerState, OrchestrationResult, PlanSummary, RetrieveSummary,
+    StageStatus, StageTrace,
+};
+use fathom::tui::{update, view, Action, App, Dir, Effect, Focus, LiveStage, Overlay};
+use proptest::prelude::*;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use std::collections::BTreeMap;
+
+fn key(code: KeyCode) -> Action {
+    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn key_mod(code: KeyCode, m: KeyModifiers) -> Action {
+    Action::Key(KeyEvent::new(code, m))
+}
+
+fn years() -> BTreeMap<i32, usize> {
+    BTreeMap::from([(2019, 12), (2020, 40), (2021, 7)])
+}
+
+fn app() -> App {
+    App::new("offline", 1234, years(), Topology::default_pipeline(), "s1")
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        update(app, key(KeyCode::Char(c)));
+    }
+}
+
+fn trace(id: StageId, ms: f64, status: StageStatus, loop_index: u8) -> StageTrace {
+    StageTrace {
+        id,
+        status,
+        ms,
+        fallback: None,
+        loop_index,
+    }
+}
+
+fn fixture_result(query_id: &str) -> OrchestrationResult {
+    use StageId::*;
+    let mut cached_state = BTreeMap::new();
+    cached_state.insert(
+        "plan".to_string(),
+        serde_json::json!({"revised_query": "council budget 2020", "intent": "lookup", "top_k_hint": 10}),
+    );
+    cached_state.insert(
+        "retrieve".to_string(),
+        serde_json::json!({"year_mode": "explicit", "requested_years": [2020], "hits": [{"chunk_id": "c1", "score": 0.82}]}),
+    );
+    cached_state.insert("session_id".to_string(), serde_json::json!("s1"));
+    OrchestrationResult {
+        session_id: "s1".to_string(),
+        query_id: query_id.to_string(),
+        state: ManagerState::Success,
+        final_reason: FinalReason::ConfidenceHigh,
+        confidence: Some(0.86),
+        retrieval_confidence: Some(RetrievalConfidence::High),
+        answer: "The council approved a budget of 4.2M [1], up from 3.9M the year before [2]."
+            .to_string(),
+        citations: vec![
+            Citation {
+                n: 1,
+                chunk_id: "c1".to_string(),
+                document: "minutes/2020-03-01.md".to_string(),
+                date: Some(Date {
+                    year: 2020,
+                    month: 3,
+                    day: 1,
+                }),
+                section: Some("Budget".to_string()),
+                score: 0.82,
+            },
+            Citation {
+                n: 2,
+                chunk_id: "c2".to_string(),
+                document: "minutes/2019-03-04.md".to_string(),
+                date: Some(Date {
+                    year: 2019,
+                    month: 3,
+                    day: 4,
+                }),
+                section: None,
+                score: 0.64,
+            },
+        ],
+        applicability_note: Some("Applies to 2020.".to_string()),
+        uncertainty_note: None,
+        plan: Some(PlanSummary {
+            original_query: "What budget did the council approve?".to_string(),
+            revised_query: "council budget 2020".to_string(),
+            coherence: Coherence::Coherent,
+            coherence_reason: None,
+        }),
+        retrieve: RetrieveSummary {
+            year_mode: YearMode::Explicit,
+            requested_years: vec![2020],
+            recent_year_window: None,
+        },
+        stages: vec![
+            trace(Guardrail, 1.0, StageStatus::Done, 0),
+            trace(Plan, 3.0, StageStatus::Done, 0),
+            trace(Retrieve, 41.0, StageStatus::Done, 0),
+            trace(Rerank, 120.0, StageStatus::FellBack, 0),
+            trace(Evaluate, 2.0, StageStatus::Done, 0),
+            trace(Synthesize, 15.0, StageStatus::Done, 0),
+            trace(Validate, 4.0, StageStatus::Done, 0),
+            trace(Reflect, 1.0, StageStatus::Skipped, 0),
+            trace(Respond, 1.0, StageStatus::Done, 0),
+        ],
+        cached_state,
+        dispatches: vec![],
+    }
+}
+
+fn chunk(id: &str, text: &str) -> Chunk {
+    Chunk {
+        chunk_id: id.to_string(),
+        document: "minutes/2020-03-01.md".to_string(),
+        title: "Minutes".to_string(),
+        date: Some(Date {
+            year: 2020,
+            month: 3,
+            day: 1,
+        }),
+        year: Some(2020),
+        section: Some("Budget".to_string()),
+        text: text.to_string(),
+        byte_start: 0,
+        byte_end: text.len(),
+        ordinal: 0,
+    }
+}
+
+/// An app with one finished answer (and its chunk loaded).
+fn answered_app(question: &str, query_id: &str) -> App {
+    let mut a = app();
+    ask_and_finish(&mut a, question, query_id);
+    a.add_chunk(chunk(
+        "c1",
+        "The council approved the budget of 4.2M for 2020.\nThe vote was 7 to 2.",
+    ));
+    a
+}
+
+fn ask_and_finish(a: &mut App, question: &str, query_id: &str) {
+    type_text(a, question);
+    let eff = update(a, key(KeyCode::Enter));
+    assert_eq!(eff.len(), 1);
+    update(
+        a,
+        Action::Orchestrator(Event::QueryStarted {
+            query_id: query_id.to_string(),
+            query: question.to_string(),
+        }),
+    );
+    let mut r = fixture_result(query_id);
+    r.answer = format!("{} ({question})", r.answer);
+    update(
+        a,
+        Action::Orchestrator(Event::Finished {
+            result: Box::new(r),
+        }),
+    );
+}
+
+fn render(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| view(app, f)).unwrap();
+    t
+}
+
+// ---- update flows ----
+
+#[test]
+fn submit_sends_ask_with_selected_years() {
+    let mut a = app();
+    update(&mut a, key(KeyCode::F(2)));
+    update(&mut a, key(KeyCode::Down));
+    update(&mut a, key(KeyCode::Char(' ')));
+    update(&mut a, key(KeyCode::Esc));
+    assert_eq!(a.overlay, Overlay::None);
+    type_text(&mut a, "budget?");
+    let eff = update(&mut a, key(KeyCode::Enter));
+    assert_eq!(
+        eff,
+        vec![Effect::Send(Command::Ask {
+            query: "budget?".to_string(),
+            requested_years: vec![2020],
+            session_id: "s1".to_string(),
+        })]
+    );
+    assert!(a.running.is_some());
+    assert_eq!(a.turns.len(), 1);
+    assert_eq!(a.input_text(), "");
+}
+
+#[test]
+fn empty_input_does_not_submit() {
+    let mut a = app();
+    type_text(&mut a, "   ");
+    assert!(update(&mut a, key(KeyCode::Enter)).is_empty());
+    assert!(a.turns.is_empty());
+}
+
+#[test]
+fn typing_while_running_does_not_submit_twice() {
+    let mut a = app();
+    type_text(&mut a, "first");
+    assert_eq!(update(&mut a, key(KeyCode::Enter)).len(), 1);
+    type_text(&mut a, "second");
+    assert!(update(&mut a, key(KeyCode::Enter)).is_empty());
+    assert_eq!(a.turns.len(), 1);
+    assert_eq!(a.input_text(), "second");
+}
+
+#[test]
+fn alt_enter_inserts_a_newline() {
+    let mut a = app();
+    type_text(&mut a, "a");
+    assert!(update(&mut a, key_mod(KeyCode::Enter, KeyModifiers::ALT)).is_empty());
+    type_text(&mut a, "b");
+    assert_eq!(a.input_text(), "a\nb");
+    let eff = update(&mut a, key(KeyCode::Enter));
+    assert!(matches!(&eff[0], Effect::Send(Command::Ask { query, .. }) if query == "a\nb"));
+}
+
+#[test]
+fn esc_while_running_cancels_else_closes_overlay() {
+    let mut a = app();
+    update(&mut a, key(KeyCode::F(1)));
+    assert_eq!(a.overlay, Overlay::Help);
+    assert!(update(&mut a, key(KeyCode::Esc)).is_empty());
+    assert_eq!(a.overlay, Overlay::None);
+    type_text(&mut a, "q");
+    update(&mut a, key(KeyCode::Enter));
+    assert_eq!(
+        update(&mut a, key(KeyCode::Esc)),
+        vec![Effect::Send(Command::Cancel)]
+    );
+    update(
+        &mut a,
+        Action::Orchestrator(Event::Cancelled {
+            query_id: String::new(),
+        }),
+    );
+    assert!(a.running.is_none());
+    assert!(a.turns[0].cancelled);
+}
+
+#[test]
+fn quit_keys() {
+    let mut a = app();
+    // typing: q is a character
+    assert!(update(&mut a, key(KeyCode::Char('q'))).is_empty());
+    assert_eq!(a.input_text(), "q");
+    update(&mut a, key(KeyCode::Tab));
+    assert_eq!(a.focus, Focus::Chat);
+    assert_eq!(update(&mut a, key(KeyCode::Char('q'))), vec![Effect::Quit]);
+    let mut b = app();
+    assert_eq!(
+        update(&mut b, key_mod(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        vec![Effect::Quit]
+    );
+}
+
+#[test]
+fn toggle_years_and_all() {
+    let mut a = app();
+    update(&mut a, Action::OpenYearPicker);
+    update(&mut a, key(KeyCode::Char(' ')));
+    assert_eq!(
+        a.selected_years.iter().copied().collect::<Vec<_>>(),
+        vec![2019]
+    );
+    update(&mut a, key(KeyCode::Char(' ')));
+    assert!(a.selected_years.is_empty());
+    update(&mut a, key(KeyCode::Char('a')));
+    assert_eq!(a.selected_years.len(), 3);
+    update(&mut a, key(KeyCode::Char('a')));
+    assert!(a.selected_years.is_empty());
+    for _ in 0..10 {
+        update(&mut a, key(KeyCode::Down));
+    }
+    assert_eq!(a.overlay, Overlay::YearPicker { cursor: 2 });
+    update(&mut a, key(KeyCode::Char(' ')));
+    assert_eq!(
+        a.selected_years.iter().copied().collect::<Vec<_>>(),
+        vec![2021]
+    );
+}
+
+#[test]
+fn open_and_close_overlays() {
+    let mut a = answered_app("budget?", "q1");
+    update(&mut a, key(KeyCode::Tab)); // chat
+    update(&mut a, key(KeyCode::Char('?')));
+    assert_eq!(a.overlay, Overlay::Help);
+    update(&mut a, key(KeyCode::Char('?')));
+    assert_eq!(a.overlay, Overlay::None);
+    update(&mut a, key(KeyCode::Char('y')));
+    assert!(matches!(a.overlay, Overlay::YearPicker { .. }));
+    update(&mut a, key(KeyCode::Esc));
+    assert_eq!(a.overlay, Overlay::None);
+    update(&mut a, key(KeyCode::Char('i')));
+    assert!(matches!(
+        a.overlay,
+        Overlay::Inspector {
+            turn: 0,
+            stage: 0,
+            ..
+        }
+    ));
+    update(&mut a, key(KeyCode::Down));
+    assert!(matches!(a.overlay, Overlay::Inspector { stage: 1, .. }));
+    // fold the root of the `retrieve` slice
+    update(&mut a, key(KeyCode::Char(' ')));
+    match &a.overlay {
+        Overlay::Inspector { folded, .. } => assert!(folded.contains("")),
+        o => panic!("{o:?}"),
+    }
+    update(&mut a, key(KeyCode::Esc));
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+#[test]
+fn enter_on_citations_opens_the_passage() {
+    let mut a = answered_app("budget?", "q1");
+    update(&mut a, Action::FocusNext);
+    update(&mut a, Action::FocusNext);
+    assert_eq!(a.focus, Focus::Citations);
+    update(&mut a, key(KeyCode::Down));
+    update(&mut a, key(KeyCode::Enter));
+    assert_eq!(
+        a.overlay,
+        Overlay::Passage {
+            turn: 0,
+            citation: 1,
+            scroll: 0
+        }
+    );
+    update(&mut a, key(KeyCode::Esc));
+    assert_eq!(a.overlay, Overlay::None);
+}
+
+#[test]
+fn selecting_an_earlier_answer() {
+    let mut a = answered_app("first question", "q1");
+    ask_and_finish(&mut a, "second question", "q2");
+    assert_eq!(a.current_turn_index(), Some(1));
+    update(&mut a, Action::FocusNext);
+    update(&mut a, key(KeyCode::Up));
+    assert_eq!(a.current_turn_index(), Some(0));
+    update(&mut a, key(KeyCode::Char('i')));
+    assert!(matches!(a.overlay, Overlay::Inspector { turn: 0, .. }));
+    update(&mut a, Action::CloseOverlay);
+    update(&mut a, Action::SelectTurn(Dir::Down));
+    assert_eq!(a.selected_turn, None);
+    assert_eq!(a.current_turn_index(), Some(1));
+}
+
+#[test]
+fn history_recalls_previous_questions() {
+    let mut a = answered_app("first", "q1");
+    ask_and_finish(&mut a, "second", "q2");
+    update(&mut a, key(KeyCode::Up));
+    assert_eq!(a.input_text(), "second");
+    update(&mut a, key(KeyCode::Up));
+    assert_eq!(a.input_text(), "first");
+    update(&mut a, key(KeyCode::Down));
+    assert_eq!(a.input_text(), "second");
+    update(&mut a, key(KeyCode::Down));
+    assert_eq!(a.input_text(), "");
+}
+
+#[test]
+fn orchestrator_events_update_the_turn() {
+    let mut a = app();
+    type_text(&mut a, "budget?");
+    update(&mut a, key(KeyCode::Enter));
+    let ev = |e| Action::Orchestrator(e);
+    update(
+        &mut a,
+        ev(Event::QueryStarted {
+            query_id: "q9".into(),
+            query: "budget?".into(),
+        }),
+    );
+    assert_eq!(a.running.as_deref(), Some("q9"));
+    update(
+        &mut a,
+        ev(Event::StageStarted {
+            query_id: "q9".into(),
+            stage: StageId::Retrieve,
+            loop_index: 1,
+        }),
+    );
+    assert_eq!(
+        a.turns[0].stages.get(&StageId::Retrieve),
+        Some(&LiveStage::Running { loop_index: 1 })
+    );
+    assert_eq!(a.turns[0].loops(), 1);
+    update(
+        &mut a,
+        ev(Event::StageFinished {
+            query_id: "q9".into(),
+            stage: StageId::Retrieve,
+            ms: 12.0,
+            status: StageStatus::Done,
+            fallback: None,
+            loop_index: 1,
+        }),
+    );
+    assert!(matches!(
+        a.turns[0].stages.get(&StageId::Retrieve),
+        Some(LiveStage::Finished {
+            status: StageStatus::Done,
+            ..
+        })
+    ));
+    update(
+        &mut a,
+        ev(Event::AnswerToken {
+            query_id: "q9".into(),
+            text: "The ".into(),
+        }),
+    );
+    update(
+        &mut a,
+        ev(Event::AnswerToken {
+            query_id: "q9".into(),
+            text: "budget.".into(),
+        }),
+    );
+    assert_eq!(a.turns[0].answer, "The budget.");
+    update(
+        &mut a,
+        ev(Event::Finished {
+            result: Box::new(fixture_result("q9")),
+        }),
+    );
+    assert!(a.running.is_none());
+    assert!(a.turns[0].result.is_some());
+    assert!(a.turns[0].answer.starts_with("The council"));
+    assert_eq!(a.turns[0].path.len(), 9);
+}
+
+#[test]
+fn rejected_ends_the_run() {
+    let mut a = app();
+    type_text(&mut a, "x?");
+    update(&mut a, key(KeyCode::Enter));
+    update(
+        &mut a,
+        Action::Orchestrator(Event::Rejected {
+            reason: "busy".into(),
+        }),
+    );
+    assert!(a.running.is_none());
+    assert_eq!(a.turns[0].rejected.as_deref(), Some("busy"));
+}
+
+#[test]
+fn scrolling_and_ticks() {
+    let mut a = answered_app("budget?", "q1");
+    update(&mut a, key(KeyCode::PageUp));
+    assert_eq!(a.chat_scroll, 5);
+    update(
+        &mut a,
+        Action::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: 0,
+            row: 0,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    assert_eq!(a.chat_scroll, 0);
+    a.dirty = false;
+    update(&mut a, Action::Tick);
+    assert!(!a.dirty, "an idle tick must not force a redraw");
+    assert_eq!(a.spinner_tick, 1);
+}
+
+// ---- snapshots ----
+
+fn snapshot_app() -> App {
+    let mut a = answered_app("What budget did the council approve?", "q1");
+    a.selected_years.insert(2020);
+    a
+}
+
+#[test]
+fn snapshot_layout_120x40() {
+    insta::assert_snapshot!(render(&snapshot_app(), 120, 40).backend());
+}
+
+#[test]
+fn snapshot_layout_80x24() {
+    insta::assert_snapshot!(render(&snapshot_app(), 80, 24).backend());
+}
+
+#[test]
+fn snapshot_layout_40x12() {
+    insta::assert_snapshot!(render(&snapshot_app(), 40, 12).backend());
+}
+
+#[test]
+fn snapshot_running_query_120x40() {
+    let mut a = app();
+    type_text(&mut a, "What changed in 2021?");
+    update(&mut a, key(KeyCode::Enter));
+    update(
+        &mut a,
+        Action::Orchestrator(Event::StageFinished {
+            query_id: String::new(),
+            stage: StageId::Guardrail,
+            ms: 1.0,
+            status: StageStatus::Done,
+            fallback: None,
+            loop_index: 0,
+        }),
+    );
+    update(
+        &mut a,
+        Action::Orchestrator(Event::StageStarted {
+            query_id: String::new(),
+            stage: StageId::Plan,
+            loop_index: 0,
+        }),
+    );
+    insta::assert_snapshot!(render(&a, 120, 40).backend());
+}
+
+#[test]
+fn snapshot_help_overlay() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::ToggleHelp);
+    insta::assert_snapshot!(render(&a, 120, 40).backend());
+}
+
+#[test]
+fn snapshot_year_picker_overlay() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::OpenYearPicker);
+    update(&mut a, Action::YearCursorDown);
+    insta::assert_snapshot!(render(&a, 80, 24).backend());
+}
+
+#[test]
+fn snapshot_inspector_overlay() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::OpenInspector);
+    update(&mut a, Action::InspectorStage(Dir::Down));
+    insta::assert_snapshot!(render(&a, 100, 24).backend());
+}
+
+#[test]
+fn snapshot_passage_overlay() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::OpenPassage);
+    insta::assert_snapshot!(render(&a, 80, 20).backend());
+}
+
+// ---- never panics ----
+
+fn arb_key() -> impl Strategy<Value = Action> {
+    let codes = prop_oneof![
+        any::<char>().prop_map(KeyCode::Char),
+        Just(KeyCode::Char('q')),
+        Just(KeyCode::Char('?')),
+        Just(KeyCode::Char('y')),
+        Just(KeyCode::Char('i')),
+        Just(KeyCode::Char(' ')),
+        Just(KeyCode::Char('a')),
+        Just(KeyCode::Enter),
+        Just(KeyCode::Esc),
+        Just(KeyCode::Tab),
+        Just(KeyCode::Up),
+        Just(KeyCode::Down),
+        Just(KeyCode::Left),
+        Just(KeyCode::Right),
+        Just(KeyCode::PageUp),
+        Just(KeyCode::PageDown),
+        Just(KeyCode::Backspace),
+        (1u8..4).prop_map(KeyCode::F),
+    ];
+    let mods = prop_oneof![
+        4 => Just(KeyModifiers::NONE),
+        1 => Just(KeyModifiers::ALT),
+        1 => Just(KeyModifiers::SHIFT),
+    ];
+    (codes, mods).prop_map(|(c, m)| Action::Key(KeyEvent::new(c, m)))
+}
+
+fn arb_event() -> impl Strategy<Value = Action> {
+    let stage = proptest::sample::select(StageId::ALL.to_vec());
+    let status = proptest::sample::select(vec![
+        StageStatus::Done,
+        StageStatus::Skipped,
+        StageStatus::Failed,
+        StageStatus::FellBack,
+        StageStatus::Cancelled,
+    ]);
+    prop_oneof![
+        (stage.clone(), 0u8..3).prop_map(|(stage, loop_index)| Event::StageStarted {
+            query_id: "q".into(),
+            stage,
+            loop_index,
+        }),
+        (stage, status, 0.0f64..1e6, 0u8..3).prop_map(|(stage, status, ms, loop_index)| {
+            Event::StageFinished {
+                query_id: "q".into(),
+                stage,
+                ms,
+                status,
+                fallback: None,
+                loop_index,
+            }
+        }),
+        "[a-z \\[\\]0-9\n]{0,40}".prop_map(|text| Event::AnswerToken {
+            query_id: "q".into(),
+            text,
+        }),
+        Just(Event::Finished {
+            result: Box::new(fixture_result("q")),
+        }),
+        Just(Event::Cancelled {
+            query_id: "q".into()
+        }),
+        Just(Event::QueryStarted {
+            query_id: "q".into(),
+            query: "x".into()
+        }),
+    ]
+    .prop_map(Action::Orchestrator)
+}
+
+fn arb_action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        6 => arb_key(),
+        2 => (1u16..200, 1u16..60).prop_map(|(w, h)| Action::Resize(w, h)),
+        1 => Just(Action::Tick),
+        3 => arb_event(),
+        1 => Just(Action::OpenInspector),
+        1 => Just(Action::OpenPassage),
+        1 => Just(Action::ToggleFold),
+        1 => Just(Action::InspectorTree(Dir::Down)),
+        1 => Just(Action::SelectTurn(Dir::Up)),
+        1 => Just(Action::ScrollUp),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_actions_never_panic(actions in proptest::collection::vec(arb_action(), 1..60)) {
+        let mut a = answered_app("budget?", "q0");
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        for action in actions {
+            if let Action::Resize(w, h) = action {
+                term.backend_mut().resize(w, h);
+                term.resize(ratatui::layout::Rect::new(0, 0, w, h)).unwrap();
+            }
+            update(&mut a, action);
+            term.draw(|f| view(&a, f)).unwrap();
+        }
+    }
+
+    #[test]
+    fn every_size_renders(w in 1u16..200, h in 1u16..60, overlay in 0usize..5) {
+        let mut a = snapshot_app();
+        match overlay {
+            1 => { update(&mut a, Action::ToggleHelp); }
+            2 => { update(&mut a, Action::OpenYearPicker); }
+            3 => { update(&mut a, Action::OpenInspector); }
+            4 => { update(&mut a, Action::OpenPassage); }
+            _ => {}
+        }
+        render(&a, w, h);
+    }
+}
