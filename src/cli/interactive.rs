@@ -33,6 +33,9 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return run_tui(&rt, manager);
+    }
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!("Ask a question about the documents (q to quit).");
@@ -64,5 +67,32 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
             None => println!("\n— {}", result.final_reason.as_str()),
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The terminal UI: the orchestrator runs as a task on `rt`; the UI talks to it over channels.
+fn run_tui(
+    rt: &tokio::runtime::Runtime,
+    manager: std::sync::Arc<fathom::orchestrator::manager::Manager>,
+) -> anyhow::Result<ExitCode> {
+    let store = manager.retriever().store();
+    let backend = format!("offline · {}", manager.retriever().reranker_name());
+    let mut app = fathom::tui::App::new(
+        backend,
+        store.chunks().len(),
+        store.years(),
+        manager.topology().clone(),
+        super::ask::new_session_id(),
+    );
+    for chunk in store.chunks() {
+        app.add_chunk(chunk.clone());
+    }
+    rt.block_on(async {
+        let handle = fathom::orchestrator::runtime::spawn(manager.clone());
+        let commands = handle.commands.clone();
+        let result = fathom::tui::run_app(&mut app, handle.commands, handle.events).await;
+        let _ = commands.send(fathom::orchestrator::events::Command::Shutdown);
+        result
+    })?;
     Ok(ExitCode::SUCCESS)
 }
