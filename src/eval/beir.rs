@@ -4,7 +4,7 @@
 //! indexed by the ordinary pipeline, so the figures measure exactly what `fathom search` does.
 
 use super::metrics::{dedup_documents, mrr_at, ndcg_at, recall_at, Qrels};
-use super::EvalError;
+use super::{read_jsonl, EvalError};
 use crate::index::retrieve::{Retriever, SearchMode, SearchRequest};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -86,18 +86,6 @@ fn default_qrels(dir: &Path) -> Result<PathBuf, EvalError> {
             qdir.display()
         ))),
     }
-}
-
-fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, EvalError> {
-    let text = std::fs::read_to_string(path).map_err(|e| EvalError::io(path, e))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1)))
-        })
-        .collect()
 }
 
 /// `query-id <tab> corpus-id <tab> score`, with an optional header line.

@@ -30,15 +30,7 @@ pub struct QaItem {
 }
 
 pub fn load(path: &Path) -> Result<Vec<QaItem>, EvalError> {
-    let text = std::fs::read_to_string(path).map_err(|e| EvalError::io(path, e))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1)))
-        })
-        .collect()
+    super::read_jsonl(path)
 }
 
 /// Whether a retrieved document path is one of the cited file names.
