@@ -32,7 +32,11 @@ fn support(retriever: &Retriever, query: &str, st: &QueryState) -> Result<f64, S
     }
     let sparse = retriever.store().sparse();
     let q_terms = sparse.analyze(query);
-    let qvec = retriever.embed_query(query)?;
+    // The current search text was embedded by retrieve; embed only a different query.
+    let qvec = match &st.query_vec {
+        Some(v) if query == st.search_text() => Some(v.clone()),
+        _ => retriever.embed_query(query)?,
+    };
     let scores: Vec<f64> = cited
         .iter()
         .map(|&i| {
