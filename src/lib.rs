@@ -7,6 +7,7 @@ pub mod corpus;
 pub mod eval;
 pub mod index;
 pub mod logging;
+pub mod model;
 pub mod orchestrator;
 pub mod query;
 pub mod sample;
