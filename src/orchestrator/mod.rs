@@ -2,6 +2,7 @@
 
 pub mod band;
 pub mod breaker;
+pub mod budget;
 pub mod dispatch;
 pub mod events;
 pub mod manager;
