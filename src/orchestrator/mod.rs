@@ -6,6 +6,7 @@ pub mod budget;
 pub mod dispatch;
 pub mod events;
 pub mod manager;
+pub mod policy;
 pub mod relevance;
 pub mod runtime;
 pub mod stages;
