@@ -1,6 +1,7 @@
 //! The orchestrator: a contract-driven pipeline of stages, routed by a topology that is data.
 
 pub mod band;
+pub mod contract;
 pub mod dispatch;
 pub mod events;
 pub mod manager;
