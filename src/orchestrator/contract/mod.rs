@@ -14,6 +14,7 @@
 //! Everything here is pure: no I/O, no clock, no randomness.
 
 pub mod output;
+pub mod prompt;
 pub mod schema;
 pub mod validate;
 
@@ -21,6 +22,7 @@ pub use output::{
     CitationRef, GuardrailOutput, PlanOutput, ReflectOutput, ReformulateOutput, StageOutput,
     SynthesizeOutput,
 };
+pub use prompt::{build_messages, directive, passages_directive, PromptInput, PERSONA};
 pub use schema::{response_format, schema, schema_name};
 pub use validate::{validate, ContractViolation, ValidationContext};
 
