@@ -17,6 +17,7 @@ pub mod output;
 pub mod prompt;
 pub mod schema;
 pub mod slice;
+pub mod stream;
 pub mod validate;
 
 pub use output::{
@@ -26,6 +27,7 @@ pub use output::{
 pub use prompt::{build_messages, directive, passages_directive, PromptInput, PERSONA};
 pub use schema::{response_format, schema, schema_name};
 pub use slice::{reflect_confidence, slice};
+pub use stream::AnswerFieldStream;
 pub use validate::{validate, ContractViolation, ValidationContext};
 
 use super::topology::StageId;
