@@ -3,6 +3,7 @@
 pub mod band;
 pub mod breaker;
 pub mod budget;
+pub mod contract;
 pub mod dispatch;
 pub mod events;
 pub mod manager;
