@@ -3,6 +3,7 @@
 pub mod band;
 pub mod dispatch;
 pub mod events;
+pub mod followup;
 pub mod manager;
 pub mod relevance;
 pub mod runtime;
