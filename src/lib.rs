@@ -11,4 +11,5 @@ pub mod model;
 pub mod orchestrator;
 pub mod query;
 pub mod sample;
+pub mod session;
 pub mod tui;

@@ -1,13 +1,14 @@
 //! `fathom ask`: run the whole pipeline headless and print the answer, the result as JSON, or
 //! the event stream as JSON lines. Exit 0 for `success`, 1 for `fail`.
 
-use super::parse_years;
+use super::{parse_years, UsageError};
 use fathom::config::Config;
 use fathom::index::open::{load_embedder, open_retriever};
 use fathom::orchestrator::events::{Command, Event};
 use fathom::orchestrator::manager::Manager;
 use fathom::orchestrator::runtime;
 use fathom::orchestrator::types::{ManagerState, OrchestrationResult};
+use fathom::session::{self, redact::secrets_from_env, SessionStore, TurnRecord};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -22,6 +23,9 @@ pub struct AskArgs {
     /// Only these years, e.g. 2020,2021.
     #[arg(long, value_parser = parse_years, value_name = "YEARS")]
     years: Option<super::YearList>,
+    /// Keep this turn in session ID (created if new), so it can be listed and exported.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
     /// The question.
     #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
     question: Vec<String>,
@@ -45,13 +49,24 @@ pub async fn ask_once(
     manager: Arc<Manager>,
     question: String,
     years: Vec<i32>,
+    on_event: impl FnMut(&Event),
+) -> anyhow::Result<OrchestrationResult> {
+    ask_in_session(manager, question, years, new_session_id(), on_event).await
+}
+
+/// Like [`ask_once`], as a turn of session `session_id`.
+pub async fn ask_in_session(
+    manager: Arc<Manager>,
+    question: String,
+    years: Vec<i32>,
+    session_id: String,
     mut on_event: impl FnMut(&Event),
 ) -> anyhow::Result<OrchestrationResult> {
     let mut handle = runtime::spawn(manager);
     handle.commands.send(Command::Ask {
         query: question,
         requested_years: years,
-        session_id: new_session_id(),
+        session_id,
     })?;
     while let Some(ev) = handle.events.recv().await {
         on_event(&ev);
@@ -71,6 +86,20 @@ pub fn new_session_id() -> String {
 }
 
 pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
+    // Open the session before the query runs, so a bad id or an unwritable data dir fails fast.
+    let mut store = match &args.session {
+        Some(id) if !session::is_session_id(id) => {
+            return Err(
+                UsageError(session::SessionError::InvalidId { id: id.clone() }.to_string()).into(),
+            )
+        }
+        Some(id) => Some(SessionStore::open(
+            &cfg.paths.data_dir,
+            id,
+            secrets_from_env(),
+        )?),
+        None => None,
+    };
     let manager = manager(cfg, args.json || args.events)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -78,18 +107,49 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
         .build()?;
     let question = args.question.join(" ");
     let events = args.events;
-    let result = rt.block_on(ask_once(
+    let years = args.years.clone().map(|y| y.0).unwrap_or_default();
+    let session_id = match &store {
+        Some(s) => s.session_id().to_string(),
+        None => new_session_id(),
+    };
+    let asked_at = session::now_rfc3339();
+    // With a session, `finished` is printed only once the turn is saved.
+    let defer_finished = store.is_some();
+    let result = rt.block_on(ask_in_session(
         manager,
-        question,
-        args.years.clone().map(|y| y.0).unwrap_or_default(),
+        question.clone(),
+        years.clone(),
+        session_id,
         |ev| {
-            if events {
+            if events && !(defer_finished && matches!(ev, Event::Finished { .. })) {
                 if let Ok(line) = serde_json::to_string(ev) {
                     println!("{line}");
                 }
             }
         },
     ))?;
+    // Saved before anything is printed as done; a failed save is reported after the answer,
+    // so the answer itself is never lost.
+    let saved = store.as_mut().map(|store| {
+        let turn = TurnRecord {
+            index: store.next_index(),
+            question,
+            requested_years: years,
+            asked_at,
+            finished_at: session::now_rfc3339(),
+            result: result.clone(),
+            breakers: serde_json::Value::Null,
+        };
+        store
+            .append(&turn)
+            .map_err(|e| (store.session_id().to_string(), e))
+    });
+    if events && defer_finished {
+        let finished = Event::Finished {
+            result: Box::new(result.clone()),
+        };
+        println!("{}", serde_json::to_string(&finished)?);
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else if !events {
@@ -98,6 +158,10 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
             Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
             None => println!("\n— {}", result.final_reason.as_str()),
         }
+    }
+    if let Some(Err((id, e))) = saved {
+        return Err(anyhow::Error::new(e)
+            .context(format!("the answer above was not saved to session {id}")));
     }
     Ok(if result.state == ManagerState::Success {
         ExitCode::SUCCESS

@@ -3,10 +3,12 @@
 mod ask;
 mod bench;
 mod eval;
+mod export;
 mod index;
 mod interactive;
 mod progress;
 mod search;
+mod sessions;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -46,6 +48,10 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Measure query latency and embedding throughput.
     Bench(bench::BenchArgs),
+    /// List the saved sessions, newest first.
+    Sessions(sessions::SessionsArgs),
+    /// Export a saved session as Markdown or JSON.
+    Export(export::ExportArgs),
 }
 
 /// An error that is the user's to fix (bad flag, bad config): exit code 2.
@@ -92,6 +98,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Search(args)) => search::run(&cfg, &args),
         Some(Command::Eval(args)) => eval::run(&cfg, &args),
         Some(Command::Bench(args)) => bench::run(&cfg, &args),
+        Some(Command::Sessions(args)) => sessions::run(&cfg, &args),
+        Some(Command::Export(args)) => export::run(&cfg, &args),
         None => interactive::run(&cfg),
     }
 }

@@ -6,6 +6,7 @@ pub mod budget;
 pub mod contract;
 pub mod dispatch;
 pub mod events;
+pub mod followup;
 pub mod manager;
 pub mod policy;
 pub mod relevance;

@@ -1,0 +1,665 @@
+//! Sessions: append-only files that survive crashes and cut lines, load without writing, list,
+//! export, keep secrets out, and are written by `fathom ask --session`.
+
+mod common;
+
+use fathom::corpus::Date;
+use fathom::index::retrieve::YearMode;
+use fathom::orchestrator::band::{FinalReason, RetrievalConfidence};
+use fathom::orchestrator::topology::StageId;
+use fathom::orchestrator::types::{
+    Citation, Coherence, ManagerState, OrchestrationResult, PlanSummary, RetrieveSummary,
+    StageStatus, StageTrace,
+};
+use fathom::session::{
+    self, export, is_session_id, load, session_path, LoadedSession, SessionError, SessionStore,
+    TurnRecord,
+};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+const ID: &str = "sess_0123456789abcdef";
+
+fn sources_line(n: usize) -> String {
+    format!("[1] 2020-03-15_statement.md, 2020-03-15, §Statement (chunk c{n}ffee)")
+}
+
+fn result(question: &str, n: usize) -> OrchestrationResult {
+    let mut cached_state = BTreeMap::new();
+    cached_state.insert(
+        "plan".to_string(),
+        serde_json::json!({ "revised_query": question.to_lowercase(), "top_k_hint": 10 }),
+    );
+    OrchestrationResult {
+        session_id: ID.into(),
+        query_id: format!("q_{n}"),
+        state: ManagerState::Success,
+        final_reason: FinalReason::ConfidenceHigh,
+        confidence: Some(0.87),
+        retrieval_confidence: Some(RetrievalConfidence::High),
+        answer: format!(
+            "The Committee lowered the target range [1].\n\nSources:\n{}",
+            sources_line(n)
+        ),
+        citations: vec![Citation {
+            n: 1,
+            chunk_id: format!("c{n}ffee"),
+            document: "2020-03-15_statement.md".into(),
+            date: Date::parse("2020-03-15"),
+            section: Some("Statement".into()),
+            score: 0.913,
+        }],
+        applicability_note: None,
+        uncertainty_note: Some("Only statements were searched.".into()),
+        plan: Some(PlanSummary {
+            original_query: question.into(),
+            revised_query: question.to_lowercase(),
+            coherence: Coherence::Coherent,
+            coherence_reason: None,
+        }),
+        retrieve: RetrieveSummary {
+            year_mode: YearMode::Explicit,
+            requested_years: vec![2020],
+            recent_year_window: Some([2019, 2020]),
+        },
+        stages: vec![StageTrace {
+            id: StageId::Plan,
+            status: StageStatus::Done,
+            ms: 1.25,
+            fallback: None,
+            loop_index: 0,
+        }],
+        cached_state,
+        dispatches: vec![],
+    }
+}
+
+fn turn(index: usize, question: &str) -> TurnRecord {
+    TurnRecord {
+        index,
+        question: question.into(),
+        requested_years: vec![2020],
+        asked_at: "2026-11-05T10:00:00.000Z".into(),
+        finished_at: "2026-11-05T10:00:01.500Z".into(),
+        result: result(question, index),
+        breakers: serde_json::json!({ "chat_model": "closed" }),
+    }
+}
+
+/// A session file with `n` turns written through the store.
+fn session_with(data: &Path, n: usize) -> Vec<TurnRecord> {
+    let mut store = SessionStore::open(data, ID, vec![]).unwrap();
+    let turns: Vec<TurnRecord> = (0..n)
+        .map(|i| turn(i, &format!("Question number {i}?")))
+        .collect();
+    for t in &turns {
+        store.append(t).unwrap();
+    }
+    turns
+}
+
+fn append_raw(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+#[test]
+fn appended_turns_load_back_equal() {
+    let data = tempfile::tempdir().unwrap();
+    let turns = session_with(data.path(), 3);
+    let loaded = load(data.path(), ID).unwrap();
+    assert_eq!(loaded.session_id, ID);
+    assert_eq!(loaded.turns, turns);
+    assert!(loaded.damaged.is_empty(), "{:?}", loaded.damaged);
+    let created = loaded.created_at.unwrap();
+    assert!(created.ends_with('Z') && created.len() == 24, "{created}");
+
+    // Reopening continues the numbering and never rewrites what is there.
+    let path = session_path(data.path(), ID).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let mut store = SessionStore::open(data.path(), ID, vec![]).unwrap();
+    assert_eq!(store.next_index(), 3);
+    store.append(&turn(3, "Fourth?")).unwrap();
+    let after = std::fs::read(&path).unwrap();
+    assert_eq!(&after[..before.len()], &before[..]);
+    assert_eq!(load(data.path(), ID).unwrap().turns.len(), 4);
+
+    // One header and one line per turn, each ending in a newline.
+    let text = String::from_utf8(after).unwrap();
+    assert_eq!(text.lines().count(), 5);
+    assert!(text.ends_with('\n'));
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["type"], "session");
+    assert_eq!(header["version"], 1);
+    assert_eq!(header["session_id"], ID);
+    let line: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(line["type"], "turn");
+    assert_eq!(line["index"], 0);
+}
+
+#[test]
+fn a_cut_last_line_loses_only_itself_and_loading_writes_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let turns = session_with(data.path(), 3);
+    let path = session_path(data.path(), ID).unwrap();
+    // Cut the last turn in half, as a crash mid-write would.
+    let bytes = std::fs::read(&path).unwrap();
+    let last_line_start = bytes[..bytes.len() - 1]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .unwrap()
+        + 1;
+    let cut = last_line_start + (bytes.len() - last_line_start) / 2;
+    std::fs::write(&path, &bytes[..cut]).unwrap();
+    let before = std::fs::read(&path).unwrap();
+
+    let loaded = load(data.path(), ID).unwrap();
+    assert_eq!(loaded.turns, turns[..2]);
+    assert_eq!(loaded.damaged.len(), 1, "{:?}", loaded.damaged);
+    assert_eq!(loaded.damaged[0].line, 4);
+    assert!(loaded.damaged[0].reason.contains("cut short"));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "load changed the file"
+    );
+}
+
+#[test]
+fn a_corrupt_middle_line_is_reported_and_its_neighbours_load() {
+    let data = tempfile::tempdir().unwrap();
+    let turns = session_with(data.path(), 1);
+    let path = session_path(data.path(), ID).unwrap();
+    append_raw(
+        &path,
+        b"{\"type\":\"turn\",\"index\":1,\"question\":\"oops\"}\n",
+    );
+    append_raw(&path, b"\x00\x01 binary junk\n");
+    let mut store = SessionStore::open(data.path(), ID, vec![]).unwrap();
+    let later = turn(store.next_index(), "After the damage?");
+    store.append(&later).unwrap();
+
+    let loaded = load(data.path(), ID).unwrap();
+    assert_eq!(loaded.turns, vec![turns[0].clone(), later]);
+    let lines: Vec<usize> = loaded.damaged.iter().map(|d| d.line).collect();
+    assert_eq!(lines, vec![3, 4], "{:?}", loaded.damaged);
+    assert!(loaded.damaged[0].reason.contains("malformed turn"));
+}
+
+#[test]
+fn appending_after_a_cut_line_starts_a_new_line() {
+    let data = tempfile::tempdir().unwrap();
+    let turns = session_with(data.path(), 2);
+    let path = session_path(data.path(), ID).unwrap();
+    append_raw(&path, b"{\"type\":\"turn\",\"index\":2,\"quest");
+    let cut = std::fs::read(&path).unwrap();
+
+    let mut store = SessionStore::open(data.path(), ID, vec![]).unwrap();
+    let next = turn(store.next_index(), "Still here?");
+    store.append(&next).unwrap();
+
+    // Nothing that was there was changed: the new bytes only follow it.
+    let after = std::fs::read(&path).unwrap();
+    assert_eq!(&after[..cut.len()], &cut[..]);
+    assert_eq!(after[cut.len()], b'\n');
+    let loaded = load(data.path(), ID).unwrap();
+    assert_eq!(loaded.turns, vec![turns[0].clone(), turns[1].clone(), next]);
+    assert_eq!(loaded.damaged.len(), 1);
+    assert_eq!(loaded.damaged[0].line, 4);
+    // The damaged line is still there to inspect.
+    let text = String::from_utf8_lossy(&after);
+    assert_eq!(
+        text.lines().nth(3),
+        Some("{\"type\":\"turn\",\"index\":2,\"quest")
+    );
+}
+
+#[test]
+fn a_missing_header_is_damage_not_failure() {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(session::sessions_dir(data.path())).unwrap();
+    let path = session_path(data.path(), ID).unwrap();
+    let line = serde_json::to_string(&serde_json::json!({
+        "type": "turn",
+        "index": 0,
+        "question": "Headless?",
+        "requested_years": [],
+        "asked_at": "2026-11-05T10:00:00.000Z",
+        "finished_at": "2026-11-05T10:00:01.000Z",
+        "result": result("Headless?", 0),
+    }))
+    .unwrap();
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    let loaded = load(data.path(), ID).unwrap();
+    assert_eq!(loaded.turns.len(), 1);
+    // `breakers` defaults to null when absent.
+    assert!(loaded.turns[0].breakers.is_null());
+    assert_eq!(
+        loaded.created_at.as_deref(),
+        Some("2026-11-05T10:00:00.000Z")
+    );
+    assert_eq!(loaded.damaged.len(), 1);
+    assert!(loaded.damaged[0].reason.contains("missing session header"));
+}
+
+fn write_session(data: &Path, id: &str, created: &str, questions: &[&str], junk: bool) {
+    let dir = session::sessions_dir(data);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = format!(
+        "{{\"type\":\"session\",\"version\":1,\"session_id\":\"{id}\",\"created_at\":\"{created}\"}}\n"
+    );
+    for (i, q) in questions.iter().enumerate() {
+        let mut v = serde_json::to_value(turn(i, q)).unwrap();
+        v["type"] = "turn".into();
+        text.push_str(&serde_json::to_string(&v).unwrap());
+        text.push('\n');
+    }
+    if junk {
+        text.push_str("{not json\n");
+    }
+    std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+}
+
+#[test]
+fn list_is_newest_first_with_counts_and_damage() {
+    let data = tempfile::tempdir().unwrap();
+    assert!(session::list(data.path()).unwrap().is_empty());
+    write_session(
+        data.path(),
+        "sess_aaaaaaaaaaaaaaaa",
+        "2026-01-02T00:00:00.000Z",
+        &["Oldest?"],
+        false,
+    );
+    write_session(
+        data.path(),
+        "sess_bbbbbbbbbbbbbbbb",
+        "2026-03-01T00:00:00.000Z",
+        &["Newest?", "Second?", "Third?"],
+        true,
+    );
+    write_session(
+        data.path(),
+        "sess_cccccccccccccccc",
+        "2026-02-01T09:30:00.000Z",
+        &["Middle?", "Two?"],
+        false,
+    );
+    let dir = session::sessions_dir(data.path());
+    // Not a session file: skipped.
+    std::fs::write(dir.join("notes.jsonl"), "hello").unwrap();
+    // A session file that cannot be read: listed with its damage, the list still works.
+    std::fs::create_dir(dir.join("sess_dddddddddddddddd.jsonl")).unwrap();
+
+    let list = session::list(data.path()).unwrap();
+    let ids: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec![
+            "sess_bbbbbbbbbbbbbbbb",
+            "sess_cccccccccccccccc",
+            "sess_aaaaaaaaaaaaaaaa",
+            "sess_dddddddddddddddd"
+        ]
+    );
+    assert_eq!(list[0].turns, 3);
+    assert_eq!(list[0].damaged_lines, 1);
+    assert_eq!(list[0].first_question.as_deref(), Some("Newest?"));
+    assert_eq!(list[1].turns, 2);
+    assert_eq!(list[1].damaged_lines, 0);
+    assert_eq!(list[2].turns, 1);
+    assert_eq!(list[3].turns, 0);
+    assert_eq!(list[3].damaged_lines, 1);
+}
+
+#[test]
+fn markdown_export_has_questions_sources_and_reasons_and_json_round_trips() {
+    let data = tempfile::tempdir().unwrap();
+    let turns = session_with(data.path(), 2);
+    // A turn whose answer has no Sources block gets one from its citations.
+    let mut bare = turn(2, "Without a sources block?");
+    bare.result.answer = "Rates stayed low [1].".into();
+    bare.result.final_reason = FinalReason::ConfidenceLowPartial;
+    SessionStore::open(data.path(), ID, vec![])
+        .unwrap()
+        .append(&bare)
+        .unwrap();
+    let loaded = load(data.path(), ID).unwrap();
+
+    let md = export::to_markdown(&loaded);
+    assert!(md.starts_with(&format!("# fathom session {ID}\n")), "{md}");
+    assert!(md.contains(loaded.created_at.as_deref().unwrap()));
+    for t in &turns {
+        assert!(
+            md.contains(&format!("## {}. {}", t.index + 1, t.question)),
+            "{md}"
+        );
+        assert_eq!(md.matches(&sources_line(t.index)).count(), 1, "{md}");
+    }
+    assert!(md.contains("## 3. Without a sources block?"));
+    assert!(md.contains(&format!(
+        "Rates stayed low [1].\n\nSources:\n{}",
+        sources_line(2)
+    )));
+    assert_eq!(md.matches("Sources:").count(), 3);
+    assert_eq!(md.matches("confidence_high · confidence 0.87").count(), 2);
+    assert!(md.contains("confidence_low_partial"));
+    assert!(md.contains("Years: 2020"));
+
+    let json = export::to_json(&loaded).unwrap();
+    let back: LoadedSession = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, loaded);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["session_id"], ID);
+    assert_eq!(v["turns"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn malformed_session_ids_are_rejected() {
+    let data = tempfile::tempdir().unwrap();
+    for bad in [
+        "../../etc/passwd",
+        "sess_../../../../tmp",
+        "sess_0123456789ABCDEF",
+        "sess_0123456789abcdef.jsonl",
+        "",
+    ] {
+        assert!(!is_session_id(bad));
+        assert!(matches!(
+            SessionStore::open(data.path(), bad, vec![]),
+            Err(SessionError::InvalidId { .. })
+        ));
+        assert!(matches!(
+            load(data.path(), bad),
+            Err(SessionError::InvalidId { .. })
+        ));
+    }
+    // Nothing was created for them.
+    assert!(!session::sessions_dir(data.path()).exists());
+    assert!(matches!(
+        load(data.path(), ID),
+        Err(SessionError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn an_unwritable_data_dir_is_an_error_that_names_it() {
+    let data = tempfile::tempdir().unwrap();
+    // A file where the sessions folder should be.
+    std::fs::write(data.path().join("sessions"), "not a folder").unwrap();
+    let err = SessionStore::open(data.path(), ID, vec![]).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("sessions") && msg.contains("data dir"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn the_store_redacts_every_line_it_writes() {
+    let data = tempfile::tempdir().unwrap();
+    let secret = "sk-test-SECRET-1234567890".to_string();
+    let mut store = SessionStore::open(data.path(), ID, vec![secret.clone()]).unwrap();
+    let mut t = turn(0, &format!("what is {secret}?"));
+    t.result.answer = format!("Send Authorization: Bearer {secret} and Bearer zz9plural-Z-alpha");
+    store.append(&t).unwrap();
+    let text = std::fs::read_to_string(store.path()).unwrap();
+    assert!(!text.contains(&secret), "{text}");
+    assert!(!text.contains("zz9plural-Z-alpha"), "{text}");
+    assert!(text.contains("Bearer [redacted]"));
+    assert_eq!(load(data.path(), ID).unwrap().turns.len(), 1);
+}
+
+// ---- the real binary ----
+
+fn tiny_corpus(extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let c = tempfile::tempdir().unwrap();
+    let docs = [
+        (
+            "2020-03-15_rates.md",
+            "# Rates\n\nThe committee lowered the interest rate to support employment during the pandemic.",
+        ),
+        (
+            "2021-06-16_rates.md",
+            "# Rates again\n\nThe committee kept the interest rate low and said it would stay low until employment recovers.",
+        ),
+        (
+            "2019-05-01_birds.md",
+            "# Birds\n\nThe heron stands in the shallow river waiting for fish.",
+        ),
+    ];
+    for (name, text) in docs.iter().chain(extra) {
+        std::fs::write(c.path().join(name), text).unwrap();
+    }
+    c
+}
+
+fn index(data: &Path, corpus: &Path) {
+    let o = common::fathom_cmd(data)
+        .args(["--corpus", corpus.to_str().unwrap(), "index"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn ask(data: &Path, id: &str, question: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = common::fathom_cmd(data);
+    cmd.args(["ask", "--json", "--session", id, question]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn ask_with_a_session_keeps_the_turn_and_never_the_api_key() {
+    let key = "sk-test-SECRET-1234567890";
+    // Three passages on the question, so the answer is confident and quotes the first.
+    let corpus = tiny_corpus(&[
+        (
+            "2022-01-10_gateway.md",
+            "# Gateway\n\nThe archive gateway accepts the header Authorization: Bearer sk-test-SECRET-1234567890 for every archive request.",
+        ),
+        (
+            "2022-02-10_gateway.md",
+            "# Gateway header\n\nThe archive gateway checks the Authorization header on every archive request before it answers.",
+        ),
+        (
+            "2022-03-10_gateway.md",
+            "# Gateway requests\n\nAn archive request without the gateway header is refused by the archive gateway.",
+        ),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), corpus.path());
+    let id = "sess_secrettest000001";
+    assert!(is_session_id(id));
+    let o = ask(
+        data.path(),
+        id,
+        "Which header does the archive gateway accept?",
+        &[("FATHOM_API_KEY", key)],
+    );
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let printed = String::from_utf8_lossy(&o.stdout);
+    // The answer itself quotes the key, so a session written unredacted would hold it.
+    assert!(
+        printed.contains(key),
+        "the test needs the key in the answer: {printed}"
+    );
+    let result: OrchestrationResult = serde_json::from_str(&printed).unwrap();
+    assert_eq!(result.session_id, id);
+
+    let loaded = load(data.path(), id).unwrap();
+    assert_eq!(loaded.turns.len(), 1);
+    assert!(loaded.damaged.is_empty());
+    assert_eq!(
+        loaded.turns[0].question,
+        "Which header does the archive gateway accept?"
+    );
+    assert!(loaded.turns[0].result.answer.contains("Bearer [redacted]"));
+    assert_eq!(loaded.turns[0].result.query_id, result.query_id);
+
+    let session_files = files_under(&session::sessions_dir(data.path()));
+    assert_eq!(session_files.len(), 1);
+    for dir in [session::sessions_dir(data.path()), data.path().join("logs")] {
+        for f in files_under(&dir) {
+            let bytes = std::fs::read(&f).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(key),
+                "the key is in {}",
+                f.display()
+            );
+        }
+    }
+
+    // The session is listed and exports through the binary.
+    let o = common::fathom_cmd(data.path())
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(list[0]["session_id"], id);
+    assert_eq!(list[0]["turns"], 1);
+    let o = common::fathom_cmd(data.path())
+        .args(["sessions"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains(id) && table.contains("Which header"),
+        "{table}"
+    );
+    assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
+    let out = data.path().join("export.json");
+    let o = common::fathom_cmd(data.path())
+        .args(["export", id, "--format", "json", "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let back: LoadedSession =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(back, loaded);
+    let o = common::fathom_cmd(data.path())
+        .args(["export", id])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        md.contains("## 1. Which header does the archive gateway accept?"),
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_or_unknown_session_ids_exit_2() {
+    let data = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["ask", "--session", "../../x", "What happened?"],
+        vec!["ask", "--session", "sess_SHOUTING", "What happened?"],
+        vec!["export", "sess_../../etc"],
+        vec!["export", "sess_0000000000000000"],
+    ] {
+        let o = common::fathom_cmd(data.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("session"), "{err}");
+    }
+    assert!(!session::sessions_dir(data.path()).exists());
+}
+
+#[test]
+fn a_killed_ask_leaves_the_earlier_turns_intact() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let corpus = tiny_corpus(&[]);
+    let data = tempfile::tempdir().unwrap();
+    index(data.path(), corpus.path());
+    let id = "sess_killtest00000001";
+    for q in ["Why did the committee lower the rate?", "What about 2021?"] {
+        let o = ask(data.path(), id, q, &[]);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let path = session_path(data.path(), id).unwrap();
+    // Kill a third ask as soon as its pipeline starts. On a busy machine the query may win the
+    // race and finish first; then its turn is kept and we try again (a few times at most).
+    for attempt in 0..4 {
+        let before_bytes = std::fs::read(&path).unwrap();
+        let before = load(data.path(), id).unwrap();
+        assert!(before.damaged.is_empty(), "{:?}", before.damaged);
+        assert_eq!(before.turns.len(), 2 + attempt);
+
+        let mut child = common::fathom_cmd(data.path())
+            .args([
+                "ask",
+                "--events",
+                "--session",
+                id,
+                "And what about employment?",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut saw_stage = false;
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("\"event\":\"stage_started\"") {
+                saw_stage = true;
+                child.kill().unwrap(); // SIGKILL on Unix
+                break;
+            }
+        }
+        let status = child.wait().unwrap();
+        assert!(saw_stage, "no stage_started event before exit: {status:?}");
+        if status.signal() == Some(9) {
+            eprintln!("killed mid-query on attempt {}", attempt + 1);
+            let after = load(data.path(), id).unwrap();
+            assert_eq!(after.turns, before.turns, "the earlier turns changed");
+            assert!(after.damaged.is_empty(), "{:?}", after.damaged);
+            assert_eq!(std::fs::read(&path).unwrap(), before_bytes);
+            assert_eq!(after.turns.len(), 2 + attempt);
+            return;
+        }
+        // The query finished before the kill landed: its turn was saved whole.
+        let after = load(data.path(), id).unwrap();
+        assert_eq!(after.turns.len(), before.turns.len() + 1);
+        assert!(after.damaged.is_empty());
+    }
+    panic!("the ask always finished before SIGKILL arrived");
+}
