@@ -2,6 +2,7 @@
 //! and (in the orchestrator) the offline stages that stand in when no model is configured.
 
 pub mod error;
+pub mod openai;
 pub mod sse;
 
 use serde::{Deserialize, Serialize};
