@@ -1,6 +1,10 @@
 //! Model backends: the shared message and error vocabulary, the OpenAI-compatible HTTP client,
 //! and (in the orchestrator) the offline stages that stand in when no model is configured.
 
+pub mod error;
+pub mod openai;
+pub mod sse;
+
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,6 +2,8 @@
 //! `../shared`, and a cached index of the FOMC statements reused across test binaries.
 #![allow(dead_code)]
 
+pub mod llm_server;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
