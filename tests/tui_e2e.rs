@@ -25,6 +25,8 @@ const STATEMENTS: [&str; 6] = [
 /// A private tmux server (its own socket), killed on drop so a failing test leaves nothing behind.
 struct Tmux {
     socket: String,
+    /// The socket file, removed on drop (tmux leaves it behind after `kill-server`).
+    socket_path: Option<std::path::PathBuf>,
 }
 
 impl Tmux {
@@ -36,8 +38,9 @@ impl Tmux {
                  (e.g. `apt-get install tmux`)"
             ),
         }
-        let tmux = Tmux {
+        let mut tmux = Tmux {
             socket: format!("fathom-e2e-{}-{}", std::process::id(), unique()),
+            socket_path: None,
         };
         let (w, h) = (width.to_string(), height.to_string());
         // remain-on-exit keeps the pane after fathom exits, so its exit status and the screen
@@ -59,6 +62,8 @@ impl Tmux {
             "on",
         ]);
         assert!(o.status.success(), "tmux new-session: {}", stderr(&o));
+        let path = tmux.pane("#{socket_path}");
+        tmux.socket_path = (!path.is_empty()).then(|| path.into());
         tmux
     }
 
@@ -113,6 +118,9 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
