@@ -26,9 +26,12 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
-## Query latency and embedding throughput (criterion).
+## UI frame time (criterion, benches/frame.rs), then query latency and embedding throughput on
+## the built-in sample corpus (`fathom bench`, in its own data dir). See docs/benchmarks.md.
 bench: model
-	$(CARGO) bench --bench retrieval
+	$(CARGO) bench --bench frame
+	$(CARGO) run --quiet -- --data-dir target/bench/sample --corpus assets/sample index
+	$(CARGO) run --quiet -- --data-dir target/bench/sample bench
 
 ## Retrieval quality on SciFact (BEIR layout) and on the FOMC questions; see docs/benchmarks.md.
 eval-scifact: model

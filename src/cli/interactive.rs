@@ -1,24 +1,34 @@
 //! `fathom` with no subcommand: open the configured corpus (or the built-in sample), index it if
-//! needed, and answer questions typed on standard input through the whole pipeline.
+//! needed, and answer questions. On a terminal the UI opens at once and indexes behind a progress
+//! view; otherwise questions are read line by line from standard input.
 
 use super::index::index_corpus;
 use fathom::config::Config;
 use fathom::index::open::load_embedder;
+use fathom::tui::startup::{Launch, StartClock};
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
+    let clock = StartClock::now();
     let mut cfg = cfg.clone();
-    if cfg.corpus.dir.is_none() {
+    let sample = cfg.corpus.dir.is_none();
+    if sample {
         let dir = cfg.paths.data_dir.join("sample-corpus");
         fathom::sample::write_sample_corpus(&dir)?;
-        eprintln!(
-            "no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)",
-            dir.display()
-        );
         cfg.corpus.dir = Some(dir);
     }
     let corpus = super::corpus_dir(&cfg)?;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return run_tui(cfg, corpus, sample, clock);
+    }
+    if sample {
+        eprintln!(
+            "no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)",
+            corpus.display()
+        );
+    }
     let status = load_embedder(&cfg);
     let report = index_corpus(&cfg, &corpus, status.embedder(), false, false)?;
     drop(status);
@@ -33,9 +43,6 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return run_tui(&rt, manager);
-    }
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!("Ask a question about the documents (q to quit).");
@@ -70,29 +77,29 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The terminal UI: the orchestrator runs as a task on `rt`; the UI talks to it over channels.
+/// The terminal UI: it opens at once; the model, the index and the orchestrator come up behind
+/// its progress view (see `fathom::tui::startup`).
 fn run_tui(
-    rt: &tokio::runtime::Runtime,
-    manager: std::sync::Arc<fathom::orchestrator::manager::Manager>,
+    cfg: Config,
+    corpus: PathBuf,
+    sample: bool,
+    clock: StartClock,
 ) -> anyhow::Result<ExitCode> {
-    let store = manager.retriever().store();
-    let backend = format!("offline · {}", manager.retriever().reranker_name());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     let mut app = fathom::tui::App::new(
-        backend,
-        store.chunks().len(),
-        store.years(),
-        manager.topology().clone(),
+        "starting",
+        0,
+        Default::default(),
+        fathom::orchestrator::topology::Topology::default_pipeline(),
         super::ask::new_session_id(),
     );
-    for chunk in store.chunks() {
-        app.add_chunk(chunk.clone());
-    }
-    rt.block_on(async {
-        let handle = fathom::orchestrator::runtime::spawn(manager.clone());
-        let commands = handle.commands.clone();
-        let result = fathom::tui::run_app(&mut app, handle.commands, handle.events).await;
-        let _ = commands.send(fathom::orchestrator::events::Command::Shutdown);
-        result
-    })?;
+    let launch = Launch::new(cfg, corpus, sample, clock);
+    let result = rt.block_on(fathom::tui::run_app(&mut app, launch));
+    // A query's blocking work may still be running after a quit: do not wait long for it.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    result?;
     Ok(ExitCode::SUCCESS)
 }

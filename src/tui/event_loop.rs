@@ -1,38 +1,53 @@
-//! The loop: selects over terminal events, orchestrator events and a tick; draws only when the
-//! state changed. Terminal events are read on a blocking thread and forwarded over a channel.
+//! The loop: selects over terminal events, the preparation thread's progress, orchestrator events
+//! and a tick; draws only when the state changed. Terminal events are read on a blocking thread
+//! and forwarded over a channel, so nothing here ever waits on the terminal or on indexing.
 
 use super::action::{Action, Effect};
 use super::app::{update, App};
-use super::terminal::{self, Tui};
+use super::components::indexing::{render_notice, render_startup};
+use super::startup::{spawn_job, Launch, Ready, StartClock, StartupMsg, StartupView};
+use super::terminal::{self, Tui, TuiError};
 use super::view::view;
 use crate::orchestrator::events::{Command, Event};
-use crossterm::event::Event as TermEvent;
+use crate::orchestrator::runtime::{self, OrchestratorHandle};
+use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
 pub const TICK: Duration = Duration::from_millis(100);
 
-fn spawn_input_thread() -> mpsc::UnboundedReceiver<TermEvent> {
+type Input = mpsc::UnboundedReceiver<std::io::Result<TermEvent>>;
+
+fn spawn_input_thread() -> Result<Input, TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || loop {
-        match crossterm::event::poll(Duration::from_millis(200)) {
-            Ok(true) => match crossterm::event::read() {
-                Ok(ev) => {
-                    if tx.send(ev).is_err() {
+    std::thread::Builder::new()
+        .name("fathom-input".into())
+        .spawn(move || loop {
+            // Poll with a timeout so the thread notices when the UI has gone.
+            match crossterm::event::poll(Duration::from_millis(200)) {
+                Ok(true) => {
+                    let ev = crossterm::event::read();
+                    let failed = ev.is_err();
+                    if tx.send(ev).is_err() || failed {
                         return;
                     }
                 }
-                Err(_) => return,
-            },
-            Ok(false) => {
-                if tx.is_closed() {
+                Ok(false) => {
+                    if tx.is_closed() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
                     return;
                 }
             }
-            Err(_) => return,
-        }
-    });
-    rx
+        })
+        .map_err(|source| TuiError::Thread {
+            what: "terminal input",
+            source,
+        })?;
+    Ok(rx)
 }
 
 fn to_action(ev: TermEvent) -> Option<Action> {
@@ -44,61 +59,220 @@ fn to_action(ev: TermEvent) -> Option<Action> {
     }
 }
 
-/// Runs the UI until the user quits. Restores the terminal on return (error or not).
-pub async fn run_app(
-    app: &mut App,
-    commands: mpsc::UnboundedSender<Command>,
-    events: mpsc::UnboundedReceiver<Event>,
-) -> anyhow::Result<()> {
+/// Runs the UI until the user quits: the progress view while `launch` prepares the index, then
+/// the chat. Restores the terminal on return (error or not).
+pub async fn run_app(app: &mut App, launch: Launch) -> Result<(), TuiError> {
     let mut tui = terminal::init()?;
-    let result = run_loop(&mut tui, app, commands, events).await;
+    let result = run_loop(&mut tui, app, launch).await;
     let restored = terminal::restore();
     result?;
-    restored?;
-    Ok(())
+    restored
 }
 
-async fn run_loop(
-    tui: &mut Tui,
-    app: &mut App,
-    commands: mpsc::UnboundedSender<Command>,
-    mut events: mpsc::UnboundedReceiver<Event>,
-) -> anyhow::Result<()> {
-    let mut input = spawn_input_thread();
+/// Where the UI is: preparing (progress view) or chatting.
+enum Screen {
+    Preparing {
+        view: StartupView,
+        /// Set when preparation failed: returned when the user quits.
+        failure: Option<TuiError>,
+    },
+    Chat {
+        orchestrator: OrchestratorHandle,
+        /// Shown on the chat's top border for the whole session.
+        notice: Option<String>,
+    },
+}
+
+async fn recv_opt<T>(rx: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What one turn of the loop received.
+enum Received {
+    Term(Option<std::io::Result<TermEvent>>),
+    Startup(Option<StartupMsg>),
+    Orchestrator(Option<Event>),
+    Tick,
+}
+
+async fn run_loop(tui: &mut Tui, app: &mut App, launch: Launch) -> Result<(), TuiError> {
+    let Launch {
+        view: sv,
+        clock,
+        job,
+    } = launch;
+    let mut input = spawn_input_thread()?;
     let mut tick = tokio::time::interval(TICK);
     let size = tui.size()?;
     update(app, Action::Resize(size.width, size.height));
-    let mut orchestrator_open = true;
+    let mut screen = Screen::Preparing {
+        view: sv,
+        failure: None,
+    };
+    let mut dirty = true;
+    let mut job = Some(job);
+    let mut startup: Option<mpsc::UnboundedReceiver<StartupMsg>> = None;
     loop {
-        if app.dirty {
-            tui.draw(|f| view(app, f))?;
+        if dirty || app.dirty {
+            match &screen {
+                Screen::Preparing { view, .. } => tui.draw(|f| render_startup(view, f))?,
+                Screen::Chat { notice, .. } => tui.draw(|f| {
+                    view(app, f);
+                    if let Some(n) = notice {
+                        render_notice(app, n, f);
+                    }
+                })?,
+            };
+            dirty = false;
             app.dirty = false;
+            // Preparation starts only once the first frame is on screen: loading the model or
+            // reading the corpus must never delay it.
+            if let Some(job) = job.take() {
+                let ms = clock.since_process_start().as_secs_f64() * 1000.0;
+                tracing::info!(first_frame_ms = ms, "first frame drawn");
+                startup = Some(spawn_job(job)?);
+            }
         }
-        let action = tokio::select! {
-            ev = input.recv() => match ev {
-                Some(ev) => to_action(ev),
-                None => Some(Action::Quit),
-            },
-            ev = events.recv(), if orchestrator_open => match ev {
-                Some(ev) => Some(Action::Orchestrator(ev)),
-                None => {
-                    orchestrator_open = false;
-                    None
+        let orch = match &mut screen {
+            Screen::Chat { orchestrator, .. } => Some(&mut orchestrator.events),
+            Screen::Preparing { .. } => None,
+        };
+        let got = tokio::select! {
+            ev = input.recv() => Received::Term(ev),
+            msg = recv_opt(&mut startup), if startup.is_some() => Received::Startup(msg),
+            ev = async { match orch { Some(rx) => rx.recv().await, None => std::future::pending().await } } => Received::Orchestrator(ev),
+            _ = tick.tick() => Received::Tick,
+        };
+        let action = match got {
+            Received::Term(None) => return Err(TuiError::Channel("terminal input thread")),
+            Received::Term(Some(Err(e))) => return Err(TuiError::Terminal(e)),
+            Received::Term(Some(Ok(ev))) => to_action(ev),
+            Received::Startup(msg) => {
+                match msg {
+                    Some(StartupMsg::Progress(p)) => {
+                        if let Screen::Preparing { view, .. } = &mut screen {
+                            view.apply(p);
+                        }
+                    }
+                    Some(StartupMsg::Done(Ok(ready))) => {
+                        startup = None;
+                        let sample =
+                            matches!(&screen, Screen::Preparing { view, .. } if view.sample);
+                        screen = open_chat(app, *ready, sample, &clock);
+                    }
+                    Some(StartupMsg::Done(Err(e))) => {
+                        startup = None;
+                        tracing::error!(error = %e, "preparing the index failed");
+                        if let Screen::Preparing { view, failure } = &mut screen {
+                            view.fail(e.to_string());
+                            *failure = Some(TuiError::Startup(e));
+                        }
+                    }
+                    None => {
+                        // The thread ended without a result: it panicked.
+                        startup = None;
+                        if let Screen::Preparing { view, failure } = &mut screen {
+                            view.fail("the indexing thread stopped unexpectedly".into());
+                            *failure = Some(TuiError::Channel("indexing thread"));
+                        }
+                    }
                 }
-            },
-            _ = tick.tick() => Some(Action::Tick),
+                dirty = true;
+                None
+            }
+            Received::Orchestrator(Some(ev)) => Some(Action::Orchestrator(ev)),
+            // The orchestrator only closes its events after `Shutdown`, which ends this loop
+            // first: closing earlier means its task died, and a query would spin forever.
+            Received::Orchestrator(None) => return Err(TuiError::Channel("orchestrator")),
+            Received::Tick => Some(Action::Tick),
         };
         let Some(action) = action else { continue };
-        for effect in update(app, action) {
-            match effect {
-                Effect::Send(cmd) => {
-                    let _ = commands.send(cmd);
+        match &mut screen {
+            Screen::Preparing { view, failure } => {
+                if let Action::Tick = action {
+                    if view.error.is_none() {
+                        view.spinner_tick = view.spinner_tick.wrapping_add(1);
+                        dirty = true;
+                    }
+                    continue;
                 }
-                Effect::Quit => {
-                    let _ = commands.send(Command::Shutdown);
-                    return Ok(());
+                if let Action::Resize(..) = action {
+                    update(app, action);
+                    dirty = true;
+                    continue;
+                }
+                if quits_while_preparing(&action) {
+                    return match failure.take() {
+                        Some(e) => Err(e),
+                        None => Ok(()),
+                    };
+                }
+            }
+            Screen::Chat { orchestrator, .. } => {
+                for effect in update(app, action) {
+                    match effect {
+                        Effect::Send(cmd) => orchestrator
+                            .commands
+                            .send(cmd)
+                            .map_err(|_| TuiError::Channel("orchestrator"))?,
+                        Effect::Quit => {
+                            // It may already be gone; quitting must not fail because of it.
+                            let _ = orchestrator.commands.send(Command::Shutdown);
+                            return Ok(());
+                        }
+                    }
                 }
             }
         }
+    }
+}
+
+/// Ctrl-C, q or Esc leave the progress view (there is nothing else to do there).
+fn quits_while_preparing(action: &Action) -> bool {
+    let Action::Key(k) = action else { return false };
+    if k.kind == KeyEventKind::Release {
+        return false;
+    }
+    let ctrl_c = k.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(k.code, KeyCode::Char('c') | KeyCode::Char('C'));
+    ctrl_c || matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+}
+
+/// Hands the prepared index to the app and starts the orchestrator task.
+fn open_chat(app: &mut App, ready: Ready, sample: bool, clock: &StartClock) -> Screen {
+    let Ready {
+        manager,
+        backend,
+        chunks,
+        years,
+        notice,
+    } = ready;
+    app.backend = backend;
+    app.index_chunks = chunks.len();
+    app.years = years;
+    app.topology = manager.topology().clone();
+    for chunk in chunks {
+        app.add_chunk(chunk);
+    }
+    app.dirty = true;
+    tracing::info!(
+        ready_ms = clock.since_process_start().as_secs_f64() * 1000.0,
+        chunks = app.index_chunks,
+        "chat ready"
+    );
+    // The full notice (with the model path) is in the log and was on the progress view; the
+    // border has room for the gist and the fix.
+    let notice = match (notice, sample) {
+        (Some(_), _) => Some("dense retrieval off: no embedding model · run `make model`"),
+        (None, true) => Some("built-in sample corpus · pass --corpus DIR for your documents"),
+        (None, false) => None,
+    }
+    .map(str::to_string);
+    Screen::Chat {
+        orchestrator: runtime::spawn(manager),
+        notice,
     }
 }

@@ -8,6 +8,7 @@ pub mod action;
 pub mod app;
 pub mod components;
 pub mod event_loop;
+pub mod startup;
 pub mod terminal;
 pub mod theme;
 pub mod view;

@@ -1,5 +1,7 @@
-//! Terminal set-up and restoration (raw mode, alternate screen, mouse), including on panic.
+//! Terminal set-up and restoration (raw mode, alternate screen, mouse), including on panic, and
+//! the error type of the parts of the UI that touch the terminal, threads and channels.
 
+use crate::index::error::IndexError;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
@@ -11,19 +13,46 @@ use std::io::{self, Stdout};
 
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
+/// What can stop the terminal UI.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// Reading from or drawing to the terminal failed (closed, not a terminal, ...).
+    #[error("terminal I/O failed: {0}")]
+    Terminal(#[from] io::Error),
+    /// A background thread the UI depends on could not be started.
+    #[error("cannot start the {what} thread: {source}")]
+    Thread {
+        what: &'static str,
+        #[source]
+        source: io::Error,
+    },
+    /// A channel to a background task closed while the UI still needed it (the task died).
+    #[error("the {0} stopped unexpectedly")]
+    Channel(&'static str),
+    /// Indexing the corpus or opening the index failed; the UI showed it before quitting.
+    #[error("cannot prepare the index: {0}")]
+    Startup(#[from] IndexError),
+}
+
 /// Enters raw mode and the alternate screen; installs a panic hook that restores the terminal.
-pub fn init() -> io::Result<Tui> {
+pub fn init() -> Result<Tui, TuiError> {
     install_panic_hook();
     enable_raw_mode()?;
     if let Err(e) = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture) {
         let _ = restore();
-        return Err(e);
+        return Err(e.into());
     }
-    Terminal::new(CrosstermBackend::new(io::stdout()))
+    match Terminal::new(CrosstermBackend::new(io::stdout())) {
+        Ok(t) => Ok(t),
+        Err(e) => {
+            let _ = restore();
+            Err(e.into())
+        }
+    }
 }
 
 /// Leaves the alternate screen and raw mode. Safe to call more than once.
-pub fn restore() -> io::Result<()> {
+pub fn restore() -> Result<(), TuiError> {
     let raw = disable_raw_mode();
     let screen = execute!(
         io::stdout(),
@@ -31,7 +60,7 @@ pub fn restore() -> io::Result<()> {
         DisableMouseCapture,
         crossterm::cursor::Show
     );
-    raw.and(screen)
+    raw.and(screen).map_err(TuiError::from)
 }
 
 fn install_panic_hook() {

@@ -3,6 +3,7 @@
 
 pub mod chat;
 pub mod help;
+pub mod indexing;
 pub mod inspector;
 pub mod panels;
 pub mod passage;
