@@ -54,9 +54,17 @@ pub struct LlmConfig {
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub timeout_secs: u64,
+    /// The first byte of a reply must come within this; a server that stalls is given up on.
+    pub first_byte_timeout_secs: u64,
+    /// Retries of a transient or recoverable failure before the stage falls back.
+    pub max_retries: u32,
+    /// How long an open circuit breaker refuses calls before it lets one probe through.
+    pub breaker_cooldown_secs: u64,
     pub max_tokens: u32,
     pub token_budget: u32,
     pub reflection_temperature: f64,
+    /// Also ask the model to screen each question (after the offline guardrail's rules).
+    pub guardrail: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -106,9 +114,13 @@ impl Default for Config {
                 base_url: None,
                 model: None,
                 timeout_secs: 60,
+                first_byte_timeout_secs: 30,
+                max_retries: 2,
+                breaker_cooldown_secs: 30,
                 max_tokens: 1024,
                 token_budget: 4096,
                 reflection_temperature: 0.0,
+                guardrail: false,
             },
             agent: AgentConfig {
                 max_reformulations: 2,
@@ -206,6 +218,7 @@ enum Kind {
         min_exclusive: bool,
     },
     Level,
+    Bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -213,6 +226,7 @@ enum Val {
     Str(String),
     Int(i64),
     Float(f64),
+    Bool(bool),
 }
 
 impl Val {
@@ -221,21 +235,25 @@ impl Val {
             Val::Str(s) => s,
             Val::Int(i) => i.to_string(),
             Val::Float(f) => f.to_string(),
+            Val::Bool(b) => b.to_string(),
         }
     }
     fn int(&self) -> i64 {
         match self {
             Val::Int(i) => *i,
             Val::Float(f) => *f as i64,
-            Val::Str(_) => 0,
+            Val::Str(_) | Val::Bool(_) => 0,
         }
     }
     fn float(&self) -> f64 {
         match self {
             Val::Float(f) => *f,
             Val::Int(i) => *i as f64,
-            Val::Str(_) => 0.0,
+            Val::Str(_) | Val::Bool(_) => 0.0,
         }
+    }
+    fn bool(&self) -> bool {
+        matches!(self, Val::Bool(true))
     }
 }
 
@@ -334,6 +352,15 @@ const KEYS: &[Key] = &[
     key("llm", "timeout_secs", int(1, 3600), |c, v| {
         c.llm.timeout_secs = v.int() as u64
     }),
+    key("llm", "first_byte_timeout_secs", int(1, 3600), |c, v| {
+        c.llm.first_byte_timeout_secs = v.int() as u64
+    }),
+    key("llm", "max_retries", int(0, 5), |c, v| {
+        c.llm.max_retries = v.int() as u32
+    }),
+    key("llm", "breaker_cooldown_secs", int(1, 3600), |c, v| {
+        c.llm.breaker_cooldown_secs = v.int() as u64
+    }),
     key("llm", "max_tokens", int(1, 32768), |c, v| {
         c.llm.max_tokens = v.int() as u32
     }),
@@ -350,6 +377,9 @@ const KEYS: &[Key] = &[
         },
         |c, v| c.llm.reflection_temperature = v.float(),
     ),
+    key("llm", "guardrail", Kind::Bool, |c, v| {
+        c.llm.guardrail = v.bool()
+    }),
     key("agent", "max_reformulations", int(0, 2), |c, v| {
         c.agent.max_reformulations = v.int() as u8
     }),
@@ -416,6 +446,8 @@ fn check(kind: Kind, v: Val) -> Result<Val, String> {
                 Err(format!("{f} is out of range ({lo} and <= {max})"))
             }
         }
+        (Kind::Bool, Val::Bool(_)) => Ok(v),
+        (Kind::Bool, _) => Err("expected true or false".into()),
         (Kind::Int { .. }, _) => Err("expected an integer".into()),
         (Kind::Float { .. }, _) => Err("expected a number".into()),
         (Kind::Str | Kind::Path | Kind::Url, _) => Err("expected a string".into()),
@@ -427,6 +459,7 @@ fn from_toml(v: &toml::Value) -> Option<Val> {
         toml::Value::String(s) => Some(Val::Str(s.clone())),
         toml::Value::Integer(i) => Some(Val::Int(*i)),
         toml::Value::Float(f) => Some(Val::Float(*f)),
+        toml::Value::Boolean(b) => Some(Val::Bool(*b)),
         _ => None,
     }
 }
@@ -435,6 +468,11 @@ fn from_env(kind: Kind, s: &str) -> Option<Val> {
     match kind {
         Kind::Int { .. } => s.trim().parse().ok().map(Val::Int),
         Kind::Float { .. } => s.trim().parse().ok().map(Val::Float),
+        Kind::Bool => match s.trim() {
+            "1" | "true" | "yes" | "on" => Some(Val::Bool(true)),
+            "0" | "false" | "no" | "off" => Some(Val::Bool(false)),
+            _ => None,
+        },
         _ => Some(Val::Str(s.to_string())),
     }
 }

@@ -51,6 +51,7 @@ async fn ask(query: &str, years: Vec<i32>) -> (OrchestrationResult, Vec<Event>) 
         requested_years: years,
         session_id: "sess_test".into(),
         query_id: "q1".into(),
+        context: Vec::new(),
     };
     let result = manager().run(req, cancel_rx, &tx).await;
     drop(tx);
@@ -230,6 +231,7 @@ async fn cancel_stops_a_running_query() {
             query: "What did the FOMC say about inflation expectations in 2011?".into(),
             requested_years: vec![],
             session_id: "s".into(),
+            context: Vec::new(),
         })
         .unwrap();
     // Cancel as soon as retrieval starts.

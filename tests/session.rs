@@ -71,6 +71,8 @@ fn result(question: &str, n: usize) -> OrchestrationResult {
             fallback: None,
             loop_index: 0,
         }],
+        breakers: vec![],
+        tokens_used: BTreeMap::new(),
         cached_state,
         dispatches: vec![],
     }

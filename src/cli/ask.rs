@@ -4,7 +4,9 @@
 use super::{parse_years, UsageError};
 use fathom::config::Config;
 use fathom::index::open::{load_embedder, open_retriever};
+use fathom::orchestrator::backend::{api_key_from_env, ChatBackend};
 use fathom::orchestrator::events::{Command, Event};
+use fathom::orchestrator::followup::ContextItem;
 use fathom::orchestrator::manager::Manager;
 use fathom::orchestrator::runtime;
 use fathom::orchestrator::types::{ManagerState, OrchestrationResult};
@@ -31,17 +33,20 @@ pub struct AskArgs {
     question: Vec<String>,
 }
 
-/// Builds the Manager over the configured index (used by `ask` and `eval --qa --answers`).
+/// Builds the Manager over the configured index, with the chat model when `[llm]` names one
+/// (used by `ask`, the app and `eval --qa --answers`).
 pub fn manager(cfg: &Config, quiet: bool) -> anyhow::Result<Arc<Manager>> {
     let status = load_embedder(cfg);
     if let (Some(notice), false) = (status.notice(), quiet) {
         eprintln!("note: {notice}");
     }
     let retriever = open_retriever(cfg, status.into_embedder())?;
-    Ok(Arc::new(Manager::new(
-        Arc::new(retriever),
-        cfg.agent.max_reformulations,
-    )))
+    let chat = ChatBackend::from_config(&cfg.llm, api_key_from_env())
+        .map_err(|e| super::UsageError(e.to_string()))?
+        .map(Arc::new);
+    Ok(Arc::new(
+        Manager::new(Arc::new(retriever), cfg.agent.max_reformulations).with_chat(chat),
+    ))
 }
 
 /// Asks one question through the orchestrator task; `on_event` sees every event.
@@ -51,15 +56,24 @@ pub async fn ask_once(
     years: Vec<i32>,
     on_event: impl FnMut(&Event),
 ) -> anyhow::Result<OrchestrationResult> {
-    ask_in_session(manager, question, years, new_session_id(), on_event).await
+    ask_in_session(
+        manager,
+        question,
+        years,
+        session::new_session_id(),
+        Vec::new(),
+        on_event,
+    )
+    .await
 }
 
-/// Like [`ask_once`], as a turn of session `session_id`.
+/// Like [`ask_once`], as a turn of session `session_id` whose earlier turns are `context`.
 pub async fn ask_in_session(
     manager: Arc<Manager>,
     question: String,
     years: Vec<i32>,
     session_id: String,
+    context: Vec<ContextItem>,
     mut on_event: impl FnMut(&Event),
 ) -> anyhow::Result<OrchestrationResult> {
     let mut handle = runtime::spawn(manager);
@@ -67,6 +81,7 @@ pub async fn ask_in_session(
         query: question,
         requested_years: years,
         session_id,
+        context,
     })?;
     while let Some(ev) = handle.events.recv().await {
         on_event(&ev);
@@ -76,13 +91,6 @@ pub async fn ask_in_session(
         }
     }
     anyhow::bail!("the orchestrator stopped without a result")
-}
-
-pub fn new_session_id() -> String {
-    format!(
-        "sess_{}",
-        &fathom::orchestrator::dispatch::new_dispatch_id()[5..]
-    )
 }
 
 pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
@@ -110,7 +118,20 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let years = args.years.clone().map(|y| y.0).unwrap_or_default();
     let session_id = match &store {
         Some(s) => s.session_id().to_string(),
-        None => new_session_id(),
+        None => session::new_session_id(),
+    };
+    // Earlier turns of the session, so "and in 2021?" follows on from them.
+    let context: Vec<ContextItem> = match &store {
+        Some(s) => session::load(&cfg.paths.data_dir, s.session_id())
+            .map(|loaded| {
+                loaded
+                    .turns
+                    .iter()
+                    .map(|t| ContextItem::from_result(&t.question, &t.result))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        None => Vec::new(),
     };
     let asked_at = session::now_rfc3339();
     // With a session, `finished` is printed only once the turn is saved.
@@ -120,6 +141,7 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
         question.clone(),
         years.clone(),
         session_id,
+        context,
         |ev| {
             if events && !(defer_finished && matches!(ev, Event::Finished { .. })) {
                 if let Ok(line) = serde_json::to_string(ev) {

@@ -180,6 +180,7 @@ pub async fn evaluate_answers(
             requested_years: Vec::new(),
             session_id: "eval".into(),
             query_id: format!("eval{i}"),
+            context: Vec::new(),
         };
         let t = Instant::now();
         let result = manager.run(req, cancel_rx, &tx).await;

@@ -178,8 +178,9 @@ pub struct BuildOptions<'a> {
     pub rebuild: bool,
 }
 
-/// Chunks embedded per progress step; the embedder batches within each group.
-const EMBED_GROUP: usize = 256;
+/// Chunks embedded per progress step: one embedder batch, so the progress view moves even on a
+/// small corpus and grouping costs nothing.
+const EMBED_GROUP: usize = 32;
 
 /// Brings the index in `opts.index_dir` up to date with the corpus: new and changed documents
 /// are chunked and embedded, deleted ones dropped, unchanged ones kept without re-embedding.

@@ -85,8 +85,9 @@ pub enum ResponseFormat {
     /// Free text.
     #[default]
     None,
-    /// Any JSON object (`{"type":"json_object"}`).
-    JsonObject,
+    /// Any JSON object (`{"type":"json_object"}`); servers that can (llama.cpp's) also take
+    /// the schema beside it (`{"type":"json_object","schema":{…}}`) and constrain to it.
+    JsonObject { schema: Option<Value> },
     /// JSON matching `schema` (`{"type":"json_schema","json_schema":{…,"strict":true}}`).
     JsonSchema { name: String, schema: Value },
 }
@@ -96,7 +97,10 @@ impl ResponseFormat {
     pub fn to_wire(&self) -> Option<Value> {
         match self {
             ResponseFormat::None => None,
-            ResponseFormat::JsonObject => Some(json!({"type": "json_object"})),
+            ResponseFormat::JsonObject { schema: None } => Some(json!({"type": "json_object"})),
+            ResponseFormat::JsonObject {
+                schema: Some(schema),
+            } => Some(json!({"type": "json_object", "schema": schema})),
             ResponseFormat::JsonSchema { name, schema } => Some(json!({
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema, "strict": true},
@@ -152,6 +156,15 @@ impl StructuredMode {
             StructuredMode::JsonSchema => 0,
             StructuredMode::JsonObject => 1,
             StructuredMode::InstructionsOnly => 2,
+        }
+    }
+
+    /// The name recorded in `cached_state` and shown by `fathom doctor`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StructuredMode::JsonSchema => "json_schema",
+            StructuredMode::JsonObject => "json_object",
+            StructuredMode::InstructionsOnly => "instructions_only",
         }
     }
 
@@ -300,7 +313,9 @@ impl OpenAiClient {
                     name: schema_name.to_string(),
                     schema: schema.clone(),
                 },
-                StructuredMode::JsonObject => ResponseFormat::JsonObject,
+                StructuredMode::JsonObject => ResponseFormat::JsonObject {
+                    schema: Some(schema.clone()),
+                },
                 StructuredMode::InstructionsOnly => ResponseFormat::None,
             };
             let req = ChatRequest {
@@ -886,8 +901,16 @@ mod tests {
     fn response_formats_serialize_the_openai_way() {
         assert_eq!(ResponseFormat::None.to_wire(), None);
         assert_eq!(
-            ResponseFormat::JsonObject.to_wire(),
+            ResponseFormat::JsonObject { schema: None }.to_wire(),
             Some(json!({"type": "json_object"}))
+        );
+        // llama.cpp's server constrains to a schema given beside json_object.
+        assert_eq!(
+            ResponseFormat::JsonObject {
+                schema: Some(json!({"type": "object"}))
+            }
+            .to_wire(),
+            Some(json!({"type": "json_object", "schema": {"type": "object"}}))
         );
         let rf = ResponseFormat::JsonSchema {
             name: "plan".into(),

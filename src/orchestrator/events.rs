@@ -2,6 +2,8 @@
 //! the orchestrator only through these values.
 
 use super::band::FinalReason;
+use super::breaker::{BreakerSnapshot, BreakerTransition};
+use super::followup::ContextItem;
 use super::topology::StageId;
 use super::types::{OrchestrationResult, StageStatus};
 use serde::{Deserialize, Serialize};
@@ -12,6 +14,8 @@ pub enum Command {
         query: String,
         requested_years: Vec<i32>,
         session_id: String,
+        /// The earlier turns of the conversation, oldest first, for follow-up questions.
+        context: Vec<ContextItem>,
     },
     /// Stops the running query promptly.
     Cancel,
@@ -44,6 +48,17 @@ pub enum Event {
     AnswerToken {
         query_id: String,
         text: String,
+    },
+    /// The answer streamed so far was rejected (invalid output or a cut stream) and will be
+    /// written again, by the model or by the offline fallback.
+    AnswerReset {
+        query_id: String,
+    },
+    /// A backend's circuit breaker after a call was admitted or its outcome recorded.
+    Breaker {
+        snapshot: BreakerSnapshot,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        transition: Option<BreakerTransition>,
     },
     Finished {
         result: Box<OrchestrationResult>,

@@ -1,12 +1,17 @@
 //! The Manager: walks the topology for one query, runs each stage off the async runtime,
 //! records traces, dispatches and `cached_state`, emits events, and stops promptly on cancel.
 
+use super::backend::ChatBackend;
 use super::band::FinalReason;
+use super::breaker::{BreakerSnapshot, BreakerTransition};
+use super::contract::ModelStage;
 use super::dispatch::{
     new_dispatch_id, now_ms, DispatchRecord, DispatchRequest, DispatchResponse, DispatchStatus,
     ExecutionMode,
 };
 use super::events::Event;
+use super::followup::{self, ContextItem};
+use super::model_stage::{self, ModelOutcome, StageSink};
 use super::stages::{self, StageError};
 use super::state::QueryState;
 use super::topology::{StageId, Topology};
@@ -23,6 +28,8 @@ const STAGE_TIMEOUT_MS: u64 = 60_000;
 
 pub struct Manager {
     retriever: Arc<Retriever>,
+    /// The chat model, when one is configured; `None` runs every stage offline.
+    chat: Option<Arc<ChatBackend>>,
     topology: Topology,
     max_reformulations: u8,
 }
@@ -34,15 +41,85 @@ pub struct AskRequest {
     pub requested_years: Vec<i32>,
     pub session_id: String,
     pub query_id: String,
+    /// The earlier turns of the conversation, oldest first.
+    pub context: Vec<ContextItem>,
+}
+
+/// Forwards what a model-backed stage reports as orchestrator events.
+struct EventSink<'a> {
+    events: &'a UnboundedSender<Event>,
+    query_id: String,
+}
+
+impl StageSink for EventSink<'_> {
+    fn breaker(&mut self, snapshot: BreakerSnapshot, transition: Option<BreakerTransition>) {
+        let _ = self.events.send(Event::Breaker {
+            snapshot,
+            transition,
+        });
+    }
+
+    fn answer_token(&mut self, text: &str) {
+        let _ = self.events.send(Event::AnswerToken {
+            query_id: self.query_id.clone(),
+            text: text.to_string(),
+        });
+    }
+
+    fn answer_reset(&mut self) {
+        let _ = self.events.send(Event::AnswerReset {
+            query_id: self.query_id.clone(),
+        });
+    }
+}
+
+/// How one stage run ended, for its trace and dispatch record.
+struct StageRun {
+    outcome: Result<serde_json::Value, StageError>,
+    fallback: Option<String>,
+    model_used: String,
+    tokens: u64,
+    streamed: bool,
 }
 
 impl Manager {
     pub fn new(retriever: Arc<Retriever>, max_reformulations: u8) -> Manager {
         Manager {
             retriever,
+            chat: None,
             topology: Topology::default_pipeline(),
             max_reformulations,
         }
+    }
+
+    /// Uses `chat` for the model-backed stages (plan, reformulate, synthesize, reflect).
+    pub fn with_chat(mut self, chat: Option<Arc<ChatBackend>>) -> Manager {
+        self.chat = chat;
+        self
+    }
+
+    pub fn chat(&self) -> Option<&Arc<ChatBackend>> {
+        self.chat.as_ref()
+    }
+
+    /// Every backend breaker's state now (empty offline: in-process backends have none).
+    pub fn breakers(&self) -> Vec<BreakerSnapshot> {
+        self.chat.iter().map(|c| c.breaker_snapshot()).collect()
+    }
+
+    /// The chat model and its stage, when `stage` is to be run by the model. The guardrail's
+    /// offline rules always run; the model screens only what they let through, and only when
+    /// `llm.guardrail` asks for it.
+    fn model_stage(
+        &self,
+        stage: StageId,
+        st: &QueryState,
+    ) -> Option<(&Arc<ChatBackend>, ModelStage)> {
+        let chat = self.chat.as_ref()?;
+        let ms = ModelStage::from_stage_id(stage)?;
+        let wanted = ms != ModelStage::Guardrail
+            || (chat.guardrail && stages::guardrail::check(&st.query).is_ok());
+        wanted.then_some((chat, ms))
     }
 
     pub fn topology(&self) -> &Topology {
@@ -67,6 +144,10 @@ impl Manager {
             req.requested_years.clone(),
         );
         st.max_reformulations = self.max_reformulations;
+        // A follow-up ("and in 2021?") is planned as the standalone question it stands for; the
+        // model stages also see the summary of earlier turns.
+        let chat_context = followup::chat_context_summary(&req.context);
+        st.followup = Some(followup::resolve(&req.query, req.context.last()));
         let _ = events.send(Event::QueryStarted {
             query_id: req.query_id.clone(),
             query: req.query.clone(),
@@ -84,39 +165,94 @@ impl Manager {
             });
             let started_at = now_ms();
             let t = Instant::now();
-            let snapshot = st.clone();
-            let retriever = Arc::clone(&self.retriever);
-            let task = tokio::task::spawn_blocking(move || {
-                let mut st = st;
-                let out = execute(stage, &retriever, &mut st);
-                (st, out)
-            });
-            let (next_st, outcome) = tokio::select! {
-                joined = task => match joined {
-                    Ok(pair) => pair,
-                    Err(e) => (snapshot, Err(StageError::Other(format!("stage panicked: {e}")))),
-                },
-                _ = cancel.changed() => {
-                    return self.cancelled(snapshot, events);
+            let run = match self.model_stage(stage, &st) {
+                Some((chat, ms)) => {
+                    let mut sink = EventSink {
+                        events,
+                        query_id: st.query_id.clone(),
+                    };
+                    let fut = model_stage::run(
+                        chat,
+                        &self.retriever,
+                        ms,
+                        &mut st,
+                        &chat_context,
+                        &mut sink,
+                    );
+                    let ended = tokio::select! {
+                        r = fut => Some(r),
+                        _ = cancel.changed() => None,
+                    };
+                    let Some(ended) = ended else {
+                        return self.cancelled(st, events);
+                    };
+                    match ended {
+                        ModelOutcome::Done {
+                            slice,
+                            tokens,
+                            streamed,
+                        } => StageRun {
+                            outcome: Ok(slice),
+                            fallback: None,
+                            model_used: chat.model.clone(),
+                            tokens,
+                            streamed,
+                        },
+                        ModelOutcome::Failed(msg) => StageRun {
+                            outcome: Err(StageError::Other(msg)),
+                            fallback: None,
+                            model_used: chat.model.clone(),
+                            tokens: 0,
+                            streamed: false,
+                        },
+                        ModelOutcome::FellBack { reason, tokens } => {
+                            tracing::info!(%stage, %reason, "falling back to the offline stage");
+                            let (next, outcome) = match self.offline(stage, st, &mut cancel).await {
+                                Ok(done) => done,
+                                Err(before) => return self.cancelled(before, events),
+                            };
+                            st = next;
+                            StageRun {
+                                outcome,
+                                fallback: Some(reason),
+                                model_used: "offline".into(),
+                                tokens,
+                                streamed: false,
+                            }
+                        }
+                    }
+                }
+                None => {
+                    let (next, outcome) = match self.offline(stage, st, &mut cancel).await {
+                        Ok(done) => done,
+                        Err(before) => return self.cancelled(before, events),
+                    };
+                    st = next;
+                    StageRun {
+                        outcome,
+                        fallback: None,
+                        model_used: "offline".into(),
+                        tokens: 0,
+                        streamed: false,
+                    }
                 }
             };
-            st = next_st;
             let ms = t.elapsed().as_secs_f64() * 1000.0;
-            let status = if outcome.is_ok() {
-                StageStatus::Done
-            } else {
-                StageStatus::Failed
+            let status = match (&run.outcome, &run.fallback) {
+                (Err(_), _) => StageStatus::Failed,
+                (Ok(_), Some(_)) => StageStatus::FellBack,
+                (Ok(_), None) => StageStatus::Done,
             };
-            self.record(&mut st, stage, &outcome, ms, started_at, loop_index);
+            self.record(&mut st, stage, &run, status, ms, started_at, loop_index);
             let _ = events.send(Event::StageFinished {
                 query_id: st.query_id.clone(),
                 stage,
                 ms,
                 status,
-                fallback: None,
+                fallback: run.fallback.clone(),
                 loop_index,
             });
-            if stage == StageId::Synthesize && outcome.is_ok() {
+            if stage == StageId::Synthesize && run.outcome.is_ok() && !run.streamed {
                 for (sentence, _) in &st.answer_sentences {
                     let _ = events.send(Event::AnswerToken {
                         query_id: st.query_id.clone(),
@@ -124,6 +260,7 @@ impl Manager {
                     });
                 }
             }
+            let outcome = run.outcome;
             if let Err(e) = outcome {
                 return self.failed(st, stage, &e, events);
             }
@@ -139,15 +276,42 @@ impl Manager {
         result
     }
 
+    /// Runs the offline implementation of `stage` off the async runtime. Cancelled first, it
+    /// gives back the state as it was before the stage.
+    async fn offline(
+        &self,
+        stage: StageId,
+        st: QueryState,
+        cancel: &mut watch::Receiver<bool>,
+    ) -> Result<(QueryState, Result<serde_json::Value, StageError>), QueryState> {
+        let snapshot = st.clone();
+        let retriever = Arc::clone(&self.retriever);
+        let task = tokio::task::spawn_blocking(move || {
+            let mut st = st;
+            let out = execute(stage, &retriever, &mut st);
+            (st, out)
+        });
+        tokio::select! {
+            joined = task => Ok(match joined {
+                Ok(pair) => pair,
+                Err(e) => (snapshot, Err(StageError::Other(format!("stage panicked: {e}")))),
+            }),
+            _ = cancel.changed() => Err(snapshot),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         st: &mut QueryState,
         stage: StageId,
-        outcome: &Result<serde_json::Value, StageError>,
+        run: &StageRun,
+        status: StageStatus,
         ms: f64,
         started_at: u64,
         loop_index: u8,
     ) {
+        let outcome = &run.outcome;
         let request = DispatchRequest {
             dispatch_id: new_dispatch_id(),
             session_id: st.session_id.clone(),
@@ -179,10 +343,14 @@ impl Manager {
                 .err()
                 .map(|e| vec![e.to_string()])
                 .unwrap_or_default(),
-            warnings: Vec::new(),
+            warnings: run
+                .fallback
+                .iter()
+                .map(|f| format!("fell back to the offline stage: {f}"))
+                .collect(),
             execution_time_ms: ms.max(0.0),
-            tokens_used: 0,
-            model_used: "offline".into(),
+            tokens_used: run.tokens,
+            model_used: run.model_used.clone(),
             started_at,
             completed_at,
         };
@@ -191,18 +359,22 @@ impl Manager {
             let mut slice = slice.clone();
             if let Some(obj) = slice.as_object_mut() {
                 obj.insert("loop".into(), json!(loop_index));
+                if let Some(f) = &run.fallback {
+                    obj.insert("fallback".into(), json!(f));
+                }
             }
             st.cached_state.insert(stage.as_str().to_string(), slice);
         }
+        if run.tokens > 0 {
+            *st.tokens_used
+                .entry(stage.as_str().to_string())
+                .or_insert(0) += run.tokens;
+        }
         st.stages.push(StageTrace {
             id: stage,
-            status: if outcome.is_ok() {
-                StageStatus::Done
-            } else {
-                StageStatus::Failed
-            },
+            status,
             ms: super::band::round2(ms),
-            fallback: None,
+            fallback: run.fallback.clone(),
             loop_index,
         });
         st.dispatches.push(DispatchRecord { request, response });
@@ -278,6 +450,8 @@ impl Manager {
                 recent_year_window: self.retriever.recency().window_years(),
             },
             stages: st.stages,
+            breakers: self.breakers(),
+            tokens_used: st.tokens_used,
             cached_state: st.cached_state,
             dispatches: st.dispatches,
         }
@@ -301,7 +475,14 @@ fn execute(
             }
         }),
         StageId::Plan => {
-            let plan = stages::plan::plan(&st.query);
+            let plan = match &st.followup {
+                Some(f) if f.carried_topic || f.carried_dates => {
+                    let mut p = stages::plan::plan(&f.query);
+                    p.original_query = st.query.clone();
+                    p
+                }
+                _ => stages::plan::plan(&st.query),
+            };
             let slice =
                 serde_json::to_value(&plan).map_err(|e| StageError::Other(e.to_string()))?;
             st.plan = Some(plan);

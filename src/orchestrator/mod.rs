@@ -1,5 +1,6 @@
 //! The orchestrator: a contract-driven pipeline of stages, routed by a topology that is data.
 
+pub mod backend;
 pub mod band;
 pub mod breaker;
 pub mod budget;
@@ -8,6 +9,7 @@ pub mod dispatch;
 pub mod events;
 pub mod followup;
 pub mod manager;
+pub mod model_stage;
 pub mod policy;
 pub mod relevance;
 pub mod runtime;

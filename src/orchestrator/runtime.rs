@@ -27,6 +27,7 @@ pub fn spawn(manager: Arc<Manager>) -> OrchestratorHandle {
                     query,
                     requested_years,
                     session_id,
+                    context,
                 } => {
                     if running.is_some() {
                         let _ = ev_tx.send(Event::Rejected {
@@ -47,6 +48,7 @@ pub fn spawn(manager: Arc<Manager>) -> OrchestratorHandle {
                         requested_years,
                         session_id,
                         query_id,
+                        context,
                     };
                     let h = tokio::spawn(async move {
                         m.run(req, cancel_rx, &tx).await;

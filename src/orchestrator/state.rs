@@ -16,6 +16,8 @@ pub struct QueryState {
     pub query: String,
     pub requested_years: Vec<i32>,
     pub plan: Option<ExecutionPlan>,
+    /// How the question reads in the conversation (a follow-up rewritten as a standalone one).
+    pub followup: Option<super::followup::Resolution>,
     pub guardrail: Option<GuardrailsViolationError>,
     /// The current search text: the reformulated query if any, else the plan's revised query.
     pub reformulated_query: Option<String>,
@@ -45,6 +47,8 @@ pub struct QueryState {
     pub uncertainty_note: Option<String>,
     pub stages: Vec<StageTrace>,
     pub dispatches: Vec<DispatchRecord>,
+    /// Model tokens per stage id.
+    pub tokens_used: BTreeMap<String, u64>,
     pub cached_state: BTreeMap<String, serde_json::Value>,
 }
 

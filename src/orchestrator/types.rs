@@ -135,6 +135,12 @@ pub struct OrchestrationResult {
     pub plan: Option<PlanSummary>,
     pub retrieve: RetrieveSummary,
     pub stages: Vec<StageTrace>,
+    /// Each backend's circuit breaker when the query ended (empty offline).
+    #[serde(default)]
+    pub breakers: Vec<super::breaker::BreakerSnapshot>,
+    /// Tokens the model calls of this query used, per stage (empty offline).
+    #[serde(default)]
+    pub tokens_used: std::collections::BTreeMap<String, u64>,
     /// Stage id → that stage's documented slice, plus `session_id`.
     pub cached_state: BTreeMap<String, serde_json::Value>,
     pub dispatches: Vec<DispatchRecord>,
