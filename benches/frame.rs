@@ -101,6 +101,8 @@ fn result(query_id: &str) -> OrchestrationResult {
                 loop_index: 0,
             })
             .collect(),
+        breakers: vec![],
+        tokens_used: BTreeMap::new(),
         cached_state,
         dispatches: vec![],
     }

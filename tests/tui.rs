@@ -5,13 +5,16 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 use fathom::corpus::{Chunk, Date};
 use fathom::index::retrieve::YearMode;
 use fathom::orchestrator::band::{FinalReason, RetrievalConfidence};
+use fathom::orchestrator::breaker::{BreakerSnapshot, BreakerStateKind};
 use fathom::orchestrator::events::{Command, Event};
 use fathom::orchestrator::topology::{StageId, Topology};
 use fathom::orchestrator::types::{
     Citation, Coherence, ManagerState, OrchestrationResult, PlanSummary, RetrieveSummary,
     StageStatus, StageTrace,
 };
-use fathom::tui::{update, view, Action, App, Dir, Effect, Focus, LiveStage, Overlay};
+use fathom::session::{LoadedSession, SessionSummary, TurnRecord};
+use fathom::tui::action::Notice;
+use fathom::tui::{update, view, Action, App, BackendRow, Dir, Effect, Focus, LiveStage, Overlay};
 use proptest::prelude::*;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -120,6 +123,8 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
             trace(Reflect, 1.0, StageStatus::Skipped, 0),
             trace(Respond, 1.0, StageStatus::Done, 0),
         ],
+        breakers: vec![],
+        tokens_used: BTreeMap::new(),
         cached_state,
         dispatches: vec![],
     }
@@ -200,6 +205,7 @@ fn submit_sends_ask_with_selected_years() {
             query: "budget?".to_string(),
             requested_years: vec![2020],
             session_id: "s1".to_string(),
+            context: vec![],
         })]
     );
     assert!(a.running.is_some());
@@ -571,6 +577,262 @@ fn snapshot_passage_overlay() {
     let mut a = snapshot_app();
     update(&mut a, Action::OpenPassage);
     insta::assert_snapshot!(render(&a, 80, 20).backend());
+}
+
+// ---- model backends, sessions, replay ----
+
+fn snapshot(state: BreakerStateKind, failures: f64, cooldown_remaining_ms: u64) -> BreakerSnapshot {
+    BreakerSnapshot {
+        backend: "chat model".into(),
+        state,
+        failures,
+        threshold: 3.0,
+        cooldown_remaining_ms,
+    }
+}
+
+fn screen_text(t: &Terminal<TestBackend>) -> String {
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn breaker_events_update_the_backend_panel() {
+    let mut a = app();
+    update(
+        &mut a,
+        Action::Orchestrator(Event::Breaker {
+            snapshot: snapshot(BreakerStateKind::Closed, 1.5, 0),
+            transition: None,
+        }),
+    );
+    update(
+        &mut a,
+        Action::Orchestrator(Event::Breaker {
+            snapshot: snapshot(BreakerStateKind::Open, 3.0, 29_500),
+            transition: None,
+        }),
+    );
+    // One row per backend: the second event replaced the first.
+    let remote: Vec<&BackendRow> = a
+        .breakers
+        .iter()
+        .filter(|b| matches!(b, BackendRow::Remote(_)))
+        .collect();
+    assert_eq!(remote.len(), 1);
+    let text = screen_text(&render(&a, 120, 40));
+    assert!(text.contains("chat model"), "{text}");
+    assert!(text.contains("open"), "{text}");
+    assert!(text.contains("3.0/3 · 30s"), "{text}");
+    assert!(text.contains("in-process"), "{text}");
+}
+
+#[test]
+fn a_rejected_stream_clears_the_partial_answer() {
+    let mut a = app();
+    type_text(&mut a, "q?");
+    update(&mut a, key(KeyCode::Enter));
+    for t in ["The Comm", "ittee"] {
+        update(
+            &mut a,
+            Action::Orchestrator(Event::AnswerToken {
+                query_id: String::new(),
+                text: t.into(),
+            }),
+        );
+    }
+    assert_eq!(a.turns[0].answer, "The Committee");
+    update(
+        &mut a,
+        Action::Orchestrator(Event::AnswerReset {
+            query_id: String::new(),
+        }),
+    );
+    assert_eq!(a.turns[0].answer, "");
+}
+
+#[test]
+fn a_cancelled_stage_stops_spinning() {
+    let mut a = app();
+    type_text(&mut a, "q?");
+    update(&mut a, key(KeyCode::Enter));
+    update(
+        &mut a,
+        Action::Orchestrator(Event::StageStarted {
+            query_id: String::new(),
+            stage: StageId::Synthesize,
+            loop_index: 0,
+        }),
+    );
+    let mut r = fixture_result("q1");
+    r.stages.retain(|s| s.id != StageId::Synthesize);
+    r.final_reason = FinalReason::Cancelled;
+    update(
+        &mut a,
+        Action::Orchestrator(Event::Finished {
+            result: Box::new(r),
+        }),
+    );
+    assert!(matches!(
+        a.turns[0].stages[&StageId::Synthesize],
+        LiveStage::Finished {
+            status: StageStatus::Cancelled,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn follow_up_context_goes_with_the_next_question() {
+    let mut a = answered_app("What budget did the council approve?", "q1");
+    type_text(&mut a, "and in 2021?");
+    let eff = update(&mut a, key(KeyCode::Enter));
+    let Effect::Send(Command::Ask { context, .. }) = &eff[0] else {
+        panic!("{eff:?}")
+    };
+    assert_eq!(context.len(), 1);
+    assert_eq!(context[0].question, "What budget did the council approve?");
+}
+
+fn summary(id: &str, question: &str) -> SessionSummary {
+    SessionSummary {
+        session_id: id.into(),
+        created_at: Some("2026-11-20T09:15:00Z".into()),
+        first_question: Some(question.into()),
+        turns: 3,
+        damaged_lines: 0,
+    }
+}
+
+#[test]
+fn sessions_overlay_lists_and_reopens() {
+    let mut a = app();
+    a.focus = Focus::Chat;
+    assert_eq!(
+        update(&mut a, key(KeyCode::Char('s'))),
+        vec![Effect::ListSessions]
+    );
+    update(
+        &mut a,
+        Action::SessionsListed(vec![
+            summary("sess_aaaaaaaaaaaaaaaa", "What budget?"),
+            summary("sess_bbbbbbbbbbbbbbbb", "Who voted against?"),
+        ]),
+    );
+    update(&mut a, key(KeyCode::Down));
+    assert_eq!(
+        update(&mut a, key(KeyCode::Enter)),
+        vec![Effect::OpenSession("sess_bbbbbbbbbbbbbbbb".into())]
+    );
+    // The session arrives from disk: its turns replace the screen, exactly as recorded.
+    let recorded = fixture_result("q9");
+    let loaded = LoadedSession {
+        session_id: "sess_bbbbbbbbbbbbbbbb".into(),
+        created_at: Some("2026-11-20T09:15:00Z".into()),
+        turns: vec![TurnRecord {
+            index: 0,
+            question: "Who voted against?".into(),
+            requested_years: vec![2020],
+            asked_at: "2026-11-20T09:15:00Z".into(),
+            finished_at: "2026-11-20T09:15:02Z".into(),
+            result: recorded.clone(),
+            breakers: serde_json::Value::Null,
+        }],
+        damaged: vec![],
+    };
+    update(&mut a, Action::SessionLoaded(Box::new(loaded)));
+    assert_eq!(a.overlay, Overlay::None);
+    assert_eq!(a.session_id, "sess_bbbbbbbbbbbbbbbb");
+    assert_eq!(a.turns.len(), 1);
+    assert_eq!(a.turns[0].result.as_ref(), Some(&recorded));
+    assert_eq!(
+        a.turns[0].path,
+        recorded.stages.iter().map(|s| s.id).collect::<Vec<_>>()
+    );
+    assert_eq!(a.history, vec!["Who voted against?".to_string()]);
+    assert!(a.notice.as_ref().is_some_and(|n| !n.error));
+    // Export asks for the session's file to be written; with nothing answered it says why not.
+    assert_eq!(
+        update(&mut a, Action::Export),
+        vec![Effect::ExportSession("sess_bbbbbbbbbbbbbbbb".into())]
+    );
+    let mut empty = app();
+    assert!(update(&mut empty, Action::Export).is_empty());
+    assert!(empty.notice.as_ref().is_some_and(|n| n.error));
+}
+
+#[test]
+fn sessions_cannot_be_switched_while_a_query_runs() {
+    let mut a = app();
+    type_text(&mut a, "q?");
+    update(&mut a, key(KeyCode::Enter));
+    assert!(update(&mut a, Action::OpenSessions).is_empty());
+    assert_eq!(a.overlay, Overlay::None);
+    assert!(a.notice.as_ref().is_some_and(|n| n.error));
+}
+
+#[test]
+fn a_notice_shows_in_the_status_bar_until_the_next_key() {
+    let mut a = app();
+    update(
+        &mut a,
+        Action::Notice(Notice::error("this answer was not saved: disk full")),
+    );
+    let text = screen_text(&render(&a, 120, 40));
+    assert!(
+        text.contains("this answer was not saved: disk full"),
+        "{text}"
+    );
+    update(&mut a, key(KeyCode::Char('x')));
+    assert_eq!(a.notice, None);
+}
+
+#[test]
+fn an_earlier_answer_shows_the_breakers_recorded_with_it() {
+    let mut a = app();
+    let mut r = fixture_result("q1");
+    r.breakers = vec![snapshot(BreakerStateKind::Open, 3.0, 12_000)];
+    type_text(&mut a, "first?");
+    update(&mut a, key(KeyCode::Enter));
+    update(
+        &mut a,
+        Action::Orchestrator(Event::Finished {
+            result: Box::new(r),
+        }),
+    );
+    ask_and_finish(&mut a, "second?", "q2");
+    // Live: the latest answer, no remote breaker reported.
+    assert!(!screen_text(&render(&a, 120, 40)).contains("as recorded"));
+    a.focus = Focus::Chat;
+    update(&mut a, key(KeyCode::Up));
+    assert_eq!(a.selected_turn, Some(0));
+    let text = screen_text(&render(&a, 120, 40));
+    assert!(text.contains("Breakers (as recorded)"), "{text}");
+    assert!(text.contains("open"), "{text}");
+}
+
+#[test]
+fn snapshot_sessions_overlay() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::OpenSessions);
+    update(
+        &mut a,
+        Action::SessionsListed(vec![
+            summary(
+                "sess_aaaaaaaaaaaaaaaa",
+                "What budget did the council approve for 2020?",
+            ),
+            summary("sess_bbbbbbbbbbbbbbbb", "Who voted against the budget?"),
+        ]),
+    );
+    insta::assert_snapshot!(render(&a, 100, 24).backend());
 }
 
 // ---- never panics ----

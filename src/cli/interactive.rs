@@ -5,12 +5,15 @@
 use super::index::index_corpus;
 use fathom::config::Config;
 use fathom::index::open::load_embedder;
+use fathom::orchestrator::backend::{api_key_from_env, ChatBackend};
+use fathom::session::redact::secrets_from_env;
+use fathom::tui::session_io::SessionIo;
 use fathom::tui::startup::{Launch, StartClock};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
+pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
     let clock = StartClock::now();
     let mut cfg = cfg.clone();
     let sample = cfg.corpus.dir.is_none();
@@ -21,7 +24,7 @@ pub fn run(cfg: &Config) -> anyhow::Result<ExitCode> {
     }
     let corpus = super::corpus_dir(&cfg)?;
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return run_tui(cfg, corpus, sample, clock);
+        return run_tui(cfg, corpus, sample, session, clock);
     }
     if sample {
         eprintln!(
@@ -83,8 +86,27 @@ fn run_tui(
     cfg: Config,
     corpus: PathBuf,
     sample: bool,
+    session: Option<&str>,
     clock: StartClock,
 ) -> anyhow::Result<ExitCode> {
+    // Checked before the terminal is taken over, so a bad id or config is one clear line.
+    let reopened = match session {
+        Some(id) if !fathom::session::is_session_id(id) => {
+            return Err(super::UsageError(format!(
+                "not a session id: {id:?} (see `fathom sessions`)"
+            ))
+            .into())
+        }
+        Some(id) => Some(
+            fathom::session::load(&cfg.paths.data_dir, id)
+                .map_err(|e| super::UsageError(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let chat = ChatBackend::from_config(&cfg.llm, api_key_from_env())
+        .map_err(|e| super::UsageError(e.to_string()))?
+        .map(std::sync::Arc::new);
+    let mut sessions = SessionIo::new(&cfg.paths.data_dir, secrets_from_env());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -94,10 +116,16 @@ fn run_tui(
         0,
         Default::default(),
         fathom::orchestrator::topology::Topology::default_pipeline(),
-        super::ask::new_session_id(),
+        fathom::session::new_session_id(),
     );
-    let launch = Launch::new(cfg, corpus, sample, clock);
-    let result = rt.block_on(fathom::tui::run_app(&mut app, launch));
+    if let Some(loaded) = reopened {
+        fathom::tui::update(
+            &mut app,
+            fathom::tui::Action::SessionLoaded(Box::new(loaded)),
+        );
+    }
+    let launch = Launch::new(cfg, corpus, sample, chat, clock);
+    let result = rt.block_on(fathom::tui::run_app(&mut app, launch, &mut sessions));
     // A query's blocking work may still be running after a quit: do not wait long for it.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));
     result?;

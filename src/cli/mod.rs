@@ -2,6 +2,7 @@
 
 mod ask;
 mod bench;
+mod doctor;
 mod eval;
 mod export;
 mod index;
@@ -32,6 +33,9 @@ pub struct Cli {
     /// The folder of documents (default: corpus.dir in the config; env FATHOM_CORPUS_DIR).
     #[arg(long, global = true, value_name = "DIR")]
     corpus: Option<PathBuf>,
+    /// Reopen a saved conversation in the app (see `fathom sessions`).
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -52,6 +56,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Export a saved session as Markdown or JSON.
     Export(export::ExportArgs),
+    /// Check the embedding model and the model server: reachability, models, structured output.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// An error that is the user's to fix (bad flag, bad config): exit code 2.
@@ -100,7 +106,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Bench(args)) => bench::run(&cfg, &args),
         Some(Command::Sessions(args)) => sessions::run(&cfg, &args),
         Some(Command::Export(args)) => export::run(&cfg, &args),
-        None => interactive::run(&cfg),
+        Some(Command::Doctor(args)) => doctor::run(&cfg, &args),
+        None => interactive::run(&cfg, cli.session.as_deref()),
     }
 }
 

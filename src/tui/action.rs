@@ -1,6 +1,7 @@
 //! Semantic actions and the effects `update` asks the caller to perform.
 
 use crate::orchestrator::events::{Command, Event};
+use crate::session::{LoadedSession, SessionSummary};
 use crossterm::event::{KeyEvent, MouseEvent};
 
 /// A direction for list cursors.
@@ -48,6 +49,41 @@ pub enum Action {
     Tick,
     Orchestrator(Event),
     SelectTurn(Dir),
+    /// Opens the sessions overlay (the list arrives as `SessionsListed`).
+    OpenSessions,
+    SessionsListed(Vec<SessionSummary>),
+    SessionCursor(Dir),
+    /// Reopens the session under the sessions cursor.
+    OpenSelectedSession,
+    /// A session read from disk replaces the conversation on screen.
+    SessionLoaded(Box<LoadedSession>),
+    /// Writes the conversation as Markdown into the data dir.
+    Export,
+    /// A message for the status line: saved, exported, or what went wrong.
+    Notice(Notice),
+}
+
+/// A one-line message under the chat until the next key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+impl Notice {
+    pub fn info(text: impl Into<String>) -> Notice {
+        Notice {
+            text: text.into(),
+            error: false,
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Notice {
+        Notice {
+            text: text.into(),
+            error: true,
+        }
+    }
 }
 
 /// What `update` asks the caller to do.
@@ -55,4 +91,10 @@ pub enum Action {
 pub enum Effect {
     Send(Command),
     Quit,
+    /// Read the list of saved sessions.
+    ListSessions,
+    /// Read this session from disk.
+    OpenSession(String),
+    /// Write this session as Markdown.
+    ExportSession(String),
 }

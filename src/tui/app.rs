@@ -1,11 +1,14 @@
 //! The UI state and the pure `update` function.
 
-use super::action::{Action, Dir, Effect};
+use super::action::{Action, Dir, Effect, Notice};
 use super::components::inspector::json_lines;
 use crate::corpus::Chunk;
+use crate::orchestrator::breaker::BreakerSnapshot;
 use crate::orchestrator::events::{Command, Event};
+use crate::orchestrator::followup::ContextItem;
 use crate::orchestrator::topology::{StageId, Topology};
 use crate::orchestrator::types::{OrchestrationResult, StageStatus};
+use crate::session::{SessionSummary, TurnRecord};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{CursorMove, TextArea};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -32,7 +35,7 @@ impl Focus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     None,
     Help,
@@ -50,6 +53,11 @@ pub enum Overlay {
         turn: usize,
         citation: usize,
         scroll: u16,
+    },
+    /// Saved conversations; `list` is empty until the event loop has read them.
+    Sessions {
+        cursor: usize,
+        list: Vec<SessionSummary>,
     },
 }
 
@@ -85,6 +93,48 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// A finished turn as recorded, for a reopened session: everything the panels show comes
+    /// from the record, nothing is re-run.
+    pub fn from_record(record: &TurnRecord) -> Turn {
+        let mut t = Turn {
+            question: record.question.clone(),
+            requested_years: record.requested_years.clone(),
+            ..Turn::default()
+        };
+        t.finish(record.result.clone());
+        t
+    }
+
+    /// Takes the final result: the answer, every stage's trace, the path taken.
+    pub fn finish(&mut self, result: OrchestrationResult) {
+        self.query_id = Some(result.query_id.clone());
+        self.answer = result.answer.clone();
+        for s in &result.stages {
+            self.stages.insert(
+                s.id,
+                LiveStage::Finished {
+                    status: s.status,
+                    ms: s.ms,
+                    fallback: s.fallback.clone(),
+                    loop_index: s.loop_index,
+                },
+            );
+        }
+        // A stage cut short by a cancel has no trace: it must not spin on as running.
+        for stage in self.stages.values_mut() {
+            if let LiveStage::Running { loop_index } = *stage {
+                *stage = LiveStage::Finished {
+                    status: StageStatus::Cancelled,
+                    ms: 0.0,
+                    fallback: None,
+                    loop_index,
+                };
+            }
+        }
+        self.path = result.stages.iter().map(|s| s.id).collect();
+        self.result = Some(result);
+    }
+
     /// Highest reformulation loop seen.
     pub fn loops(&self) -> u8 {
         let live = self
@@ -106,41 +156,20 @@ impl Turn {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BreakerState {
-    Closed,
-    Open,
-    HalfOpen,
-}
-
-impl BreakerState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BreakerState::Closed => "closed",
-            BreakerState::Open => "open",
-            BreakerState::HalfOpen => "half-open",
-        }
-    }
-}
-
-/// What the breaker panel shows for one backend.
+/// A row of the backends panel.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BreakerView {
-    pub name: String,
-    pub state: BreakerState,
-    pub failures: u32,
-    pub threshold: u32,
-    pub cooldown_s: u32,
+pub enum BackendRow {
+    /// Runs in this process (embedder, reranker): nothing remote to break, so no breaker.
+    InProcess { name: String, detail: String },
+    /// A remote backend behind a circuit breaker, as last reported by the orchestrator.
+    Remote(BreakerSnapshot),
 }
 
-impl BreakerView {
-    pub fn closed(name: &str) -> BreakerView {
-        BreakerView {
-            name: name.to_string(),
-            state: BreakerState::Closed,
-            failures: 0,
-            threshold: 5,
-            cooldown_s: 30,
+impl BackendRow {
+    pub fn name(&self) -> &str {
+        match self {
+            BackendRow::InProcess { name, .. } => name,
+            BackendRow::Remote(s) => &s.backend,
         }
     }
 }
@@ -160,7 +189,7 @@ pub struct App {
     pub index_chunks: usize,
     pub session_id: String,
     pub topology: Topology,
-    pub breakers: Vec<BreakerView>,
+    pub breakers: Vec<BackendRow>,
     /// Chunks the passage viewer can show, by chunk id (filled by the caller).
     pub chunks: HashMap<String, Chunk>,
     /// Selected turn; `None` follows the latest.
@@ -172,6 +201,8 @@ pub struct App {
     pub spinner_tick: u64,
     pub dirty: bool,
     pub should_quit: bool,
+    /// The last notice (saved, exported, an error), shown until the next key.
+    pub notice: Option<Notice>,
 }
 
 impl App {
@@ -197,8 +228,14 @@ impl App {
             session_id: session_id.into(),
             topology,
             breakers: vec![
-                BreakerView::closed("embedder"),
-                BreakerView::closed("reranker"),
+                BackendRow::InProcess {
+                    name: "embedder".into(),
+                    detail: "in-process".into(),
+                },
+                BackendRow::InProcess {
+                    name: "reranker".into(),
+                    detail: "in-process".into(),
+                },
             ],
             chunks: HashMap::new(),
             selected_turn: None,
@@ -208,7 +245,33 @@ impl App {
             spinner_tick: 0,
             dirty: true,
             should_quit: false,
+            notice: None,
         }
+    }
+
+    /// Shows a remote backend's breaker, replacing its earlier row.
+    pub fn set_breaker(&mut self, snapshot: BreakerSnapshot) {
+        match self
+            .breakers
+            .iter_mut()
+            .find(|b| b.name() == snapshot.backend)
+        {
+            Some(row) => *row = BackendRow::Remote(snapshot),
+            None => self.breakers.push(BackendRow::Remote(snapshot)),
+        }
+    }
+
+    /// The earlier answered turns, oldest first: what a follow-up question ("and in 2021?")
+    /// is resolved against.
+    pub fn chat_context(&self) -> Vec<ContextItem> {
+        self.turns
+            .iter()
+            .filter_map(|t| {
+                t.result
+                    .as_ref()
+                    .map(|r| ContextItem::from_result(&t.question, r))
+            })
+            .collect()
     }
 
     /// Makes a chunk available to the passage viewer.
@@ -334,6 +397,16 @@ pub fn translate_key(app: &App, key: KeyEvent) -> Option<Action> {
                 _ => return None,
             });
         }
+        Overlay::Sessions { .. } => {
+            return Some(match key.code {
+                KeyCode::Esc => esc(),
+                KeyCode::Up | KeyCode::Char('k') => Action::SessionCursor(Dir::Up),
+                KeyCode::Down | KeyCode::Char('j') => Action::SessionCursor(Dir::Down),
+                KeyCode::Enter => Action::OpenSelectedSession,
+                KeyCode::Char('q') | KeyCode::F(4) => Action::CloseOverlay,
+                _ => return None,
+            });
+        }
         Overlay::None => {}
     }
     match key.code {
@@ -344,6 +417,8 @@ pub fn translate_key(app: &App, key: KeyEvent) -> Option<Action> {
         KeyCode::F(1) => return Some(Action::ToggleHelp),
         KeyCode::F(2) => return Some(Action::OpenYearPicker),
         KeyCode::F(3) => return Some(Action::OpenInspector),
+        KeyCode::F(4) => return Some(Action::OpenSessions),
+        KeyCode::F(5) => return Some(Action::Export),
         _ => {}
     }
     if is_typing(app) {
@@ -361,6 +436,8 @@ pub fn translate_key(app: &App, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('y') => Action::OpenYearPicker,
         KeyCode::Char('i') => Action::OpenInspector,
+        KeyCode::Char('s') => Action::OpenSessions,
+        KeyCode::Char('e') => Action::Export,
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Enter if app.focus == Focus::Citations => Action::OpenPassage,
         KeyCode::Up | KeyCode::Char('k') => match app.focus {
@@ -398,6 +475,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if key.kind == KeyEventKind::Release {
                 return effects;
             }
+            app.notice = None;
             match translate_key(app, key) {
                 Some(a) => return update(app, a),
                 None => {
@@ -440,6 +518,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 query: text,
                 requested_years: years,
                 session_id: app.session_id.clone(),
+                context: app.chat_context(),
             }));
         }
         Action::InsertNewline => {
@@ -608,6 +687,71 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::Orchestrator(event) => on_event(app, event),
+        Action::OpenSessions => {
+            if app.running.is_some() {
+                app.notice = Some(Notice::error(
+                    "a query is running: wait for it or cancel it (Esc) first",
+                ));
+            } else {
+                app.overlay = Overlay::Sessions {
+                    cursor: 0,
+                    list: Vec::new(),
+                };
+                effects.push(Effect::ListSessions);
+            }
+        }
+        Action::SessionsListed(found) => {
+            if let Overlay::Sessions { list, cursor } = &mut app.overlay {
+                *list = found;
+                *cursor = (*cursor).min(list.len().saturating_sub(1));
+            }
+        }
+        Action::SessionCursor(dir) => {
+            if let Overlay::Sessions { list, cursor } = &mut app.overlay {
+                *cursor = step(*cursor, dir, list.len());
+            }
+        }
+        Action::OpenSelectedSession => {
+            if let Overlay::Sessions { list, cursor } = &app.overlay {
+                if let Some(s) = list.get(*cursor) {
+                    effects.push(Effect::OpenSession(s.session_id.clone()));
+                }
+            }
+        }
+        Action::SessionLoaded(loaded) => {
+            if app.running.is_none() {
+                app.session_id = loaded.session_id.clone();
+                app.turns = loaded.turns.iter().map(Turn::from_record).collect();
+                app.history = app.turns.iter().map(|t| t.question.clone()).collect();
+                app.history_pos = None;
+                app.selected_turn = None;
+                app.citation_cursor = 0;
+                app.chat_scroll = 0;
+                app.overlay = Overlay::None;
+                app.notice = Some(if loaded.damaged.is_empty() {
+                    Notice::info(format!(
+                        "reopened {} ({} turns)",
+                        loaded.session_id,
+                        loaded.turns.len()
+                    ))
+                } else {
+                    Notice::error(format!(
+                        "reopened {} ({} turns); {} damaged line(s) skipped, the file is left as it was",
+                        loaded.session_id,
+                        loaded.turns.len(),
+                        loaded.damaged.len()
+                    ))
+                });
+            }
+        }
+        Action::Export => {
+            if app.turns.iter().any(|t| t.result.is_some()) {
+                effects.push(Effect::ExportSession(app.session_id.clone()));
+            } else {
+                app.notice = Some(Notice::error("nothing to export yet: ask a question first"));
+            }
+        }
+        Action::Notice(n) => app.notice = Some(n),
         Action::SelectTurn(dir) => {
             if app.turns.is_empty() {
                 return effects;
@@ -686,6 +830,12 @@ fn on_event(app: &mut App, event: Event) {
                 t.answer.push_str(&text);
             }
         }
+        Event::AnswerReset { .. } => {
+            if let Some(t) = app.running_turn_mut() {
+                t.answer.clear();
+            }
+        }
+        Event::Breaker { snapshot, .. } => app.set_breaker(snapshot),
         Event::Finished { result } => {
             let target = app
                 .turns
@@ -693,22 +843,7 @@ fn on_event(app: &mut App, event: Event) {
                 .rposition(|t| t.query_id.as_deref() == Some(result.query_id.as_str()))
                 .or_else(|| app.running.as_ref().and(app.turns.len().checked_sub(1)));
             if let Some(i) = target {
-                let t = &mut app.turns[i];
-                t.query_id = Some(result.query_id.clone());
-                t.answer = result.answer.clone();
-                for s in &result.stages {
-                    t.stages.insert(
-                        s.id,
-                        LiveStage::Finished {
-                            status: s.status,
-                            ms: s.ms,
-                            fallback: s.fallback.clone(),
-                            loop_index: s.loop_index,
-                        },
-                    );
-                }
-                t.path = result.stages.iter().map(|s| s.id).collect();
-                t.result = Some(*result);
+                app.turns[i].finish(*result);
                 if i + 1 == app.turns.len() {
                     app.running = None;
                 }

@@ -2,15 +2,18 @@
 //! and a tick; draws only when the state changed. Terminal events are read on a blocking thread
 //! and forwarded over a channel, so nothing here ever waits on the terminal or on indexing.
 
-use super::action::{Action, Effect};
+use super::action::{Action, Effect, Notice};
 use super::app::{update, App};
 use super::components::indexing::{render_notice, render_startup};
+use super::session_io::SessionIo;
 use super::startup::{spawn_job, Launch, Ready, StartClock, StartupMsg, StartupView};
 use super::terminal::{self, Tui, TuiError};
 use super::view::view;
+use crate::orchestrator::band::FinalReason;
 use crate::orchestrator::events::{Command, Event};
 use crate::orchestrator::runtime::{self, OrchestratorHandle};
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -61,9 +64,13 @@ fn to_action(ev: TermEvent) -> Option<Action> {
 
 /// Runs the UI until the user quits: the progress view while `launch` prepares the index, then
 /// the chat. Restores the terminal on return (error or not).
-pub async fn run_app(app: &mut App, launch: Launch) -> Result<(), TuiError> {
+pub async fn run_app(
+    app: &mut App,
+    launch: Launch,
+    sessions: &mut SessionIo,
+) -> Result<(), TuiError> {
     let mut tui = terminal::init()?;
-    let result = run_loop(&mut tui, app, launch).await;
+    let result = run_loop(&mut tui, app, launch, sessions).await;
     let restored = terminal::restore();
     result?;
     restored
@@ -98,7 +105,12 @@ enum Received {
     Tick,
 }
 
-async fn run_loop(tui: &mut Tui, app: &mut App, launch: Launch) -> Result<(), TuiError> {
+async fn run_loop(
+    tui: &mut Tui,
+    app: &mut App,
+    launch: Launch,
+    sessions: &mut SessionIo,
+) -> Result<(), TuiError> {
     let Launch {
         view: sv,
         clock,
@@ -212,16 +224,38 @@ async fn run_loop(tui: &mut Tui, app: &mut App, launch: Launch) -> Result<(), Tu
                 }
             }
             Screen::Chat { orchestrator, .. } => {
-                for effect in update(app, action) {
-                    match effect {
-                        Effect::Send(cmd) => orchestrator
-                            .commands
-                            .send(cmd)
-                            .map_err(|_| TuiError::Channel("orchestrator"))?,
-                        Effect::Quit => {
-                            // It may already be gone; quitting must not fail because of it.
-                            let _ = orchestrator.commands.send(Command::Shutdown);
-                            return Ok(());
+                let mut queue = VecDeque::new();
+                // A finished answer is saved (and synced to disk) before the UI shows it as
+                // done; if saving fails the answer stays on screen and the user is told.
+                if let Action::Orchestrator(Event::Finished { result }) = &action {
+                    if app.running.is_some() && result.final_reason != FinalReason::Cancelled {
+                        if let Err(e) = sessions.save_turn(app, result) {
+                            tracing::error!(error = %e, "saving the turn failed");
+                            queue.push_back(Action::Notice(Notice::error(format!(
+                                "this answer was not saved: {e}"
+                            ))));
+                        }
+                    }
+                }
+                queue.push_front(action);
+                while let Some(action) = queue.pop_front() {
+                    for effect in update(app, action) {
+                        match effect {
+                            Effect::Send(cmd) => {
+                                if matches!(cmd, Command::Ask { .. }) {
+                                    sessions.question_sent();
+                                }
+                                orchestrator
+                                    .commands
+                                    .send(cmd)
+                                    .map_err(|_| TuiError::Channel("orchestrator"))?
+                            }
+                            Effect::Quit => {
+                                // It may already be gone; quitting must not fail because of it.
+                                let _ = orchestrator.commands.send(Command::Shutdown);
+                                return Ok(());
+                            }
+                            other => queue.extend(sessions.perform(&other)),
                         }
                     }
                 }
@@ -254,6 +288,9 @@ fn open_chat(app: &mut App, ready: Ready, sample: bool, clock: &StartClock) -> S
     app.index_chunks = chunks.len();
     app.years = years;
     app.topology = manager.topology().clone();
+    for breaker in manager.breakers() {
+        app.set_breaker(breaker);
+    }
     for chunk in chunks {
         app.add_chunk(chunk);
     }

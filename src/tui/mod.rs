@@ -8,12 +8,13 @@ pub mod action;
 pub mod app;
 pub mod components;
 pub mod event_loop;
+pub mod session_io;
 pub mod startup;
 pub mod terminal;
 pub mod theme;
 pub mod view;
 
 pub use action::{Action, Dir, Effect};
-pub use app::{update, App, BreakerState, BreakerView, Focus, LiveStage, Overlay, Turn};
+pub use app::{update, App, BackendRow, Focus, LiveStage, Overlay, Turn};
 pub use event_loop::run_app;
 pub use view::view;

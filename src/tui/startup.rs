@@ -11,6 +11,7 @@ use crate::index::open::{
 };
 use crate::index::retrieve::Retriever;
 use crate::index::store::{build, BuildOptions, IndexProgress, IndexStore};
+use crate::orchestrator::backend::ChatBackend;
 use crate::orchestrator::manager::Manager;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,6 +75,7 @@ pub enum StartupMsg {
 pub fn prepare(
     cfg: &Config,
     corpus: &Path,
+    chat: Option<Arc<ChatBackend>>,
     report: &mut dyn FnMut(Progress),
 ) -> Result<Ready, IndexError> {
     report(Progress::Phase(Phase::LoadingModel));
@@ -106,11 +108,12 @@ pub fn prepare(
         load_reranker(cfg)?,
         retrieval_settings(cfg),
     );
-    let backend = format!("offline · {}", retriever.reranker_name());
-    let manager = Arc::new(Manager::new(
-        Arc::new(retriever),
-        cfg.agent.max_reformulations,
-    ));
+    let backend = match &chat {
+        Some(c) => format!("{} · {}", c.model, retriever.reranker_name()),
+        None => format!("offline · {}", retriever.reranker_name()),
+    };
+    let manager =
+        Arc::new(Manager::new(Arc::new(retriever), cfg.agent.max_reformulations).with_chat(chat));
     let store = manager.retriever().store();
     Ok(Ready {
         backend,
@@ -132,13 +135,19 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// The real thing: [`prepare`] over `corpus` with `cfg`.
-    pub fn new(cfg: Config, corpus: PathBuf, sample: bool, clock: StartClock) -> Launch {
+    /// The real thing: [`prepare`] over `corpus` with `cfg`, and the chat model if configured.
+    pub fn new(
+        cfg: Config,
+        corpus: PathBuf,
+        sample: bool,
+        chat: Option<Arc<ChatBackend>>,
+        clock: StartClock,
+    ) -> Launch {
         let view = StartupView::new(corpus.display().to_string(), sample);
         Launch {
             view,
             clock,
-            job: Box::new(move |report| prepare(&cfg, &corpus, report)),
+            job: Box::new(move |report| prepare(&cfg, &corpus, chat, report)),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Draws the whole UI from the state.
 
 use super::app::{App, Overlay};
-use super::components::{chat, help, inspector, panels, passage, status, year_picker};
+use super::components::{chat, help, inspector, panels, passage, sessions, status, year_picker};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::Frame;
 
@@ -29,7 +29,7 @@ pub fn view(app: &App, frame: &mut Frame) {
     chat::render_chat(app, frame, chat_area);
     chat::render_input(app, frame, input_area);
     if let Some(right) = right {
-        let breakers = u16::try_from(app.breakers.len() + 2).unwrap_or(u16::MAX);
+        let breakers = u16::try_from(panels::breaker_rows(app).0.len() + 2).unwrap_or(u16::MAX);
         let [topo, brk, conf, cites] = Layout::vertical([
             Constraint::Length(panels::topology_height(app)),
             Constraint::Length(breakers),
@@ -45,6 +45,7 @@ pub fn view(app: &App, frame: &mut Frame) {
     status::render_status(app, frame, status_area);
     match &app.overlay {
         Overlay::None => {}
+        Overlay::Sessions { cursor, list } => sessions::render_sessions(list, *cursor, frame, area),
         Overlay::Help => help::render_help(frame, area),
         Overlay::YearPicker { cursor } => {
             year_picker::render_year_picker(app, *cursor, frame, area)

@@ -16,6 +16,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("y / F2", "year picker: Space toggle, a all/none"),
     ("i / F3", "inspect the selected answer's state"),
     ("Enter", "open a citation (citations panel)"),
+    ("s / F4", "saved sessions: Enter reopens one"),
+    ("e / F5", "export this conversation as Markdown"),
     ("Esc", "cancel a running query, else close"),
     ("q / Ctrl-C", "quit (q when not typing)"),
 ];

@@ -7,6 +7,7 @@ pub mod indexing;
 pub mod inspector;
 pub mod panels;
 pub mod passage;
+pub mod sessions;
 pub mod status;
 pub mod year_picker;
 

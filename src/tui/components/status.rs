@@ -31,10 +31,16 @@ pub fn render_status(app: &App, frame: &mut Frame, area: Rect) {
         app.index_chunks,
         years_label(app)
     )));
-    spans.push(Span::styled(
-        "Enter send · Alt-Enter newline · Tab focus · F1 help · F2 years · F3 inspect · Esc cancel · Ctrl-C quit",
-        theme::dim(),
-    ));
+    match &app.notice {
+        Some(n) => spans.push(Span::styled(
+            n.text.clone(),
+            Style::default().fg(if n.error { Color::Red } else { Color::Green }),
+        )),
+        None => spans.push(Span::styled(
+            "F1 help · F2 years · F3 inspect · F4 sessions · Esc cancel · ^C quit · Tab focus · Alt-Enter newline",
+            theme::dim(),
+        )),
+    }
     frame.render_widget(
         Paragraph::new(Line::from(spans)).style(Style::default().bg(Color::Black)),
         area,
