@@ -21,20 +21,16 @@ const QUESTIONS: [&str; 3] = [
 ];
 
 fn corpus() -> std::path::PathBuf {
-    let dir = common::scratch("live-llm-corpus");
-    for name in [
-        "2020-01-29_statement.md",
-        "2020-03-03_statement.md",
-        "2020-03-15_statement.md",
-        "2020-04-29_statement.md",
-        "2021-01-27_statement.md",
-    ] {
-        let dest = dir.join(name);
-        if !dest.exists() {
-            std::fs::copy(common::fomc_dir().join(name), &dest).unwrap();
-        }
-    }
-    dir
+    common::fomc_subset(
+        "live-llm-corpus",
+        &[
+            "2020-01-29_statement.md",
+            "2020-03-03_statement.md",
+            "2020-03-15_statement.md",
+            "2020-04-29_statement.md",
+            "2021-01-27_statement.md",
+        ],
+    )
 }
 
 #[test]

@@ -31,21 +31,17 @@ const MODEL_ANSWER: &str =
 fn corpus() -> PathBuf {
     static C: OnceLock<PathBuf> = OnceLock::new();
     C.get_or_init(|| {
-        let dir = common::scratch("model-pipeline-corpus");
-        for name in [
-            "2020-01-29_statement.md",
-            "2020-03-03_statement.md",
-            "2020-03-15_statement.md",
-            "2020-04-29_statement.md",
-            "2019-10-30_statement.md",
-            "2021-01-27_statement.md",
-        ] {
-            let dest = dir.join(name);
-            if !dest.exists() {
-                std::fs::copy(common::fomc_dir().join(name), &dest).unwrap();
-            }
-        }
-        dir
+        common::fomc_subset(
+            "model-pipeline-corpus",
+            &[
+                "2020-01-29_statement.md",
+                "2020-03-03_statement.md",
+                "2020-03-15_statement.md",
+                "2020-04-29_statement.md",
+                "2019-10-30_statement.md",
+                "2021-01-27_statement.md",
+            ],
+        )
     })
     .clone()
 }

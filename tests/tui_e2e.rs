@@ -289,4 +289,31 @@ fn a_user_session_in_tmux() {
         .find(|l| l.contains("first_frame_ms="))
         .unwrap_or_else(|| panic!("no first_frame_ms in the log:\n{log}"));
     eprintln!("{line}");
+    drop(tmux);
+
+    // Both turns were saved as they finished, the second with its year filter.
+    let sessions = fathom::session::list(data.path()).unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let saved = fathom::session::load(data.path(), &sessions[0].session_id).unwrap();
+    assert!(saved.damaged.is_empty(), "{:?}", saved.damaged);
+    let questions: Vec<&str> = saved.turns.iter().map(|t| t.question.as_str()).collect();
+    assert_eq!(questions, vec![q1, q2]);
+    assert_eq!(saved.turns[1].requested_years, vec![2019]);
+    assert!(!saved.turns[0].result.citations.is_empty());
+
+    // `fathom --session ID` reopens the conversation with both answers, without asking again.
+    let reopen = format!(
+        "{} --session {}",
+        shell_command(data.path(), corpus.path()),
+        quote(&sessions[0].session_id)
+    );
+    let tmux = Tmux::start(120, 40, &reopen);
+    // The status bar shows the "reopened" notice in place of the key hints.
+    let screen = tmux.wait_for("the reopened session", READY, |s| {
+        s.contains("chunks │") && s.contains("You: Why did")
+    });
+    // The first answer is above the fold; the notice counts both turns.
+    assert!(screen.contains("reopened sess_"), "{screen}");
+    assert!(screen.contains("(2 turns)"), "{screen}");
+    tmux.keys(&["C-c"]);
 }

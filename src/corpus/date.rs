@@ -31,7 +31,8 @@ impl Date {
     }
 }
 
-const MONTH_NAMES: [&str; 12] = [
+/// English month names, January first.
+pub const MONTH_NAMES: [&str; 12] = [
     "January",
     "February",
     "March",

@@ -284,20 +284,7 @@ fn trim_end_punct(s: &str) -> &str {
 
 /// A date range in words, with its preposition.
 fn hints_phrase(h: &MetadataHints) -> String {
-    const MONTH: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
+    const MONTH: [&str; 12] = crate::corpus::date::MONTH_NAMES;
     let (s, e) = (h.date_start, h.date_end);
     let whole_years = s.month == 1 && s.day == 1 && e.month == 12 && e.day == 31;
     let month_name = |m: u8| {

@@ -165,7 +165,11 @@ impl Manager {
             });
             let started_at = now_ms();
             let t = Instant::now();
-            let run = match self.model_stage(stage, &st) {
+            // The model's run, or why the offline stage runs instead (a fallback reason, or
+            // none when the stage is offline by configuration) and the tokens already spent.
+            let model_run: Result<StageRun, (Option<String>, u64)> = match self
+                .model_stage(stage, &st)
+            {
                 Some((chat, ms)) => {
                     let mut sink = EventSink {
                         events,
@@ -191,38 +195,31 @@ impl Manager {
                             slice,
                             tokens,
                             streamed,
-                        } => StageRun {
+                        } => Ok(StageRun {
                             outcome: Ok(slice),
                             fallback: None,
                             model_used: chat.model.clone(),
                             tokens,
                             streamed,
-                        },
-                        ModelOutcome::Failed(msg) => StageRun {
+                        }),
+                        ModelOutcome::Failed(msg) => Ok(StageRun {
                             outcome: Err(StageError::Other(msg)),
                             fallback: None,
                             model_used: chat.model.clone(),
                             tokens: 0,
                             streamed: false,
-                        },
+                        }),
                         ModelOutcome::FellBack { reason, tokens } => {
                             tracing::info!(%stage, %reason, "falling back to the offline stage");
-                            let (next, outcome) = match self.offline(stage, st, &mut cancel).await {
-                                Ok(done) => done,
-                                Err(before) => return self.cancelled(before, events),
-                            };
-                            st = next;
-                            StageRun {
-                                outcome,
-                                fallback: Some(reason),
-                                model_used: "offline".into(),
-                                tokens,
-                                streamed: false,
-                            }
+                            Err((Some(reason), tokens))
                         }
                     }
                 }
-                None => {
+                None => Err((None, 0)),
+            };
+            let run = match model_run {
+                Ok(run) => run,
+                Err((fallback, tokens)) => {
                     let (next, outcome) = match self.offline(stage, st, &mut cancel).await {
                         Ok(done) => done,
                         Err(before) => return self.cancelled(before, events),
@@ -230,9 +227,9 @@ impl Manager {
                     st = next;
                     StageRun {
                         outcome,
-                        fallback: None,
+                        fallback,
                         model_used: "offline".into(),
-                        tokens: 0,
+                        tokens,
                         streamed: false,
                     }
                 }

@@ -74,3 +74,15 @@ pub fn fathom_cmd(data_dir: &Path) -> std::process::Command {
         .env("XDG_CONFIG_HOME", data_dir.join("config"));
     cmd
 }
+
+/// A corpus folder under target/ holding copies of these FOMC files (copied once).
+pub fn fomc_subset(name: &str, files: &[&str]) -> PathBuf {
+    let dir = scratch(name);
+    for file in files {
+        let dest = dir.join(file);
+        if !dest.exists() {
+            std::fs::copy(fomc_dir().join(file), &dest).unwrap();
+        }
+    }
+    dir
+}
