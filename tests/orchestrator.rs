@@ -8,6 +8,7 @@ use fathom::index::retrieve::{RetrievalSettings, Retriever};
 use fathom::index::store::{build, BuildOptions, IndexStore};
 use fathom::orchestrator::band::FinalReason;
 use fathom::orchestrator::events::{Command, Event};
+use fathom::orchestrator::followup::ContextItem;
 use fathom::orchestrator::manager::{AskRequest, Manager};
 use fathom::orchestrator::runtime;
 use fathom::orchestrator::topology::StageId;
@@ -44,6 +45,15 @@ fn manager() -> Arc<Manager> {
 }
 
 async fn ask(query: &str, years: Vec<i32>) -> (OrchestrationResult, Vec<Event>) {
+    ask_after(query, years, Vec::new()).await
+}
+
+/// Asks `query` as a turn that follows the turns in `context`.
+async fn ask_after(
+    query: &str,
+    years: Vec<i32>,
+    context: Vec<ContextItem>,
+) -> (OrchestrationResult, Vec<Event>) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let req = AskRequest {
@@ -51,7 +61,7 @@ async fn ask(query: &str, years: Vec<i32>) -> (OrchestrationResult, Vec<Event>) 
         requested_years: years,
         session_id: "sess_test".into(),
         query_id: "q1".into(),
-        context: Vec::new(),
+        context,
     };
     let result = manager().run(req, cancel_rx, &tx).await;
     drop(tx);
@@ -260,4 +270,32 @@ async fn cancel_stops_a_running_query() {
         "nothing after the cancel ran"
     );
     h.commands.send(Command::Shutdown).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_is_answered_as_the_question_it_stands_for() {
+    let first_q = "What did the FOMC decide about the federal funds rate in March 2020?";
+    let (first, _) = ask(first_q, vec![]).await;
+    assert!(first.citations.iter().any(|c| c.date.unwrap().year == 2020));
+    let context = vec![ContextItem::from_result(first_q, &first)];
+    let (r, _) = ask_after("And what about January 2021?", vec![], context).await;
+    assert_eq!(r.state, ManagerState::Success, "{}", r.answer);
+    // The plan carries the topic over and takes the new date; the user's words stay the original.
+    let plan = r.plan.as_ref().unwrap();
+    assert_eq!(plan.original_query, "And what about January 2021?");
+    assert!(
+        plan.revised_query
+            .to_lowercase()
+            .contains("federal funds rate"),
+        "{}",
+        plan.revised_query
+    );
+    assert!(
+        r.citations.iter().all(|c| c.date.unwrap().year == 2021),
+        "{:#?}",
+        r.citations
+    );
+    // Without the earlier turn the same words name no topic to answer about.
+    let (alone, _) = ask("And what about January 2021?", vec![]).await;
+    assert_ne!(alone.plan.unwrap().revised_query, plan.revised_query);
 }
