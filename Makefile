@@ -30,6 +30,7 @@ fmt:
 ## the built-in sample corpus (`fathom bench`, in its own data dir). See docs/benchmarks.md.
 bench: model
 	$(CARGO) bench --bench frame
+	$(CARGO) bench --bench session
 	$(CARGO) run --quiet -- --data-dir target/bench/sample --corpus assets/sample index
 	$(CARGO) run --quiet -- --data-dir target/bench/sample bench
 
