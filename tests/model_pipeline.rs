@@ -378,6 +378,9 @@ async fn wrong_shape_every_time_falls_back_after_two_reissues() {
         .filter(|q| stage_of(&q.body) == "plan")
         .count();
     assert_eq!(plan_calls, 3, "one call and two re-issues");
+    assert_eq!(r.cached_state["plan"]["reissues"], 2);
+    // What the model spent is counted even though its output was not used.
+    assert!(r.tokens_used.get("plan").copied().unwrap_or(0) > 0);
     // The offline stages still answer, with citations.
     assert_eq!(r.state, ManagerState::Success);
     assert!(!r.citations.is_empty(), "{}", r.answer);

@@ -79,6 +79,8 @@ struct StageRun {
     fallback: Option<String>,
     model_used: String,
     tokens: u64,
+    /// Re-issues the model needed (recorded also when the stage fell back).
+    reissues: u32,
     streamed: bool,
 }
 
@@ -167,7 +169,7 @@ impl Manager {
             let t = Instant::now();
             // The model's run, or why the offline stage runs instead (a fallback reason, or
             // none when the stage is offline by configuration) and the tokens already spent.
-            let model_run: Result<StageRun, (Option<String>, u64)> = match self
+            let model_run: Result<StageRun, (Option<String>, u64, u32)> = match self
                 .model_stage(stage, &st)
             {
                 Some((chat, ms)) => {
@@ -200,6 +202,7 @@ impl Manager {
                             fallback: None,
                             model_used: chat.model.clone(),
                             tokens,
+                            reissues: 0,
                             streamed,
                         }),
                         ModelOutcome::Failed(msg) => Ok(StageRun {
@@ -207,19 +210,24 @@ impl Manager {
                             fallback: None,
                             model_used: chat.model.clone(),
                             tokens: 0,
+                            reissues: 0,
                             streamed: false,
                         }),
-                        ModelOutcome::FellBack { reason, tokens } => {
+                        ModelOutcome::FellBack {
+                            reason,
+                            tokens,
+                            reissues,
+                        } => {
                             tracing::info!(%stage, %reason, "falling back to the offline stage");
-                            Err((Some(reason), tokens))
+                            Err((Some(reason), tokens, reissues))
                         }
                     }
                 }
-                None => Err((None, 0)),
+                None => Err((None, 0, 0)),
             };
             let run = match model_run {
                 Ok(run) => run,
-                Err((fallback, tokens)) => {
+                Err((fallback, tokens, reissues)) => {
                     let (next, outcome) = match self.offline(stage, st, &mut cancel).await {
                         Ok(done) => done,
                         Err(before) => return self.cancelled(before, events),
@@ -230,6 +238,7 @@ impl Manager {
                         fallback,
                         model_used: "offline".into(),
                         tokens,
+                        reissues,
                         streamed: false,
                     }
                 }
@@ -358,6 +367,7 @@ impl Manager {
                 obj.insert("loop".into(), json!(loop_index));
                 if let Some(f) = &run.fallback {
                     obj.insert("fallback".into(), json!(f));
+                    obj.insert("reissues".into(), json!(run.reissues));
                 }
             }
             st.cached_state.insert(stage.as_str().to_string(), slice);

@@ -41,8 +41,13 @@ pub enum ModelOutcome {
         tokens: u64,
         streamed: bool,
     },
-    /// Use the offline stage; the reason is shown in the topology panel and the result.
-    FellBack { reason: String, tokens: u64 },
+    /// Use the offline stage; the reason is shown in the topology panel and the result, with
+    /// the tokens and re-issues spent on the model first.
+    FellBack {
+        reason: String,
+        tokens: u64,
+        reissues: u32,
+    },
     /// A critical error: the query fails with this message.
     Failed(String),
 }
@@ -92,6 +97,7 @@ pub async fn run(
                     retry_in_ms.div_ceil(1000)
                 ),
                 tokens,
+                reissues,
             };
         }
         let cached_state = st.cached_state.clone();
@@ -135,7 +141,17 @@ pub async fn run(
             .await;
         match result {
             Ok((response, mode)) => {
-                tokens += response.usage.total();
+                tokens += match response.usage.total() {
+                    // Some servers (llama.cpp's) report no usage on streams: estimate it.
+                    0 => {
+                        let prompt: u32 = messages_for(mode)
+                            .iter()
+                            .map(|m| estimate_tokens(&m.content))
+                            .sum();
+                        u64::from(prompt + estimate_tokens(&response.content))
+                    }
+                    n => n,
+                };
                 let seen = backend.seen_response_ids();
                 let ctx = contract::ValidationContext {
                     session_id: &st.session_id,
@@ -183,6 +199,7 @@ pub async fn run(
                                 "model output invalid after {MAX_REISSUES} re-issues: {last_notes}"
                             ),
                             tokens,
+                            reissues,
                         };
                     }
                 }
@@ -217,6 +234,7 @@ pub async fn run(
                         return ModelOutcome::FellBack {
                             reason: why,
                             tokens,
+                            reissues,
                         };
                     }
                 }
