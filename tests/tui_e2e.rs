@@ -179,7 +179,16 @@ fn a_user_session_in_tmux() {
         std::fs::copy(common::fomc_dir().join(name), corpus.path().join(name)).unwrap();
     }
     let data = tempfile::tempdir().unwrap();
-    let tmux = Tmux::start(120, 40, &shell_command(data.path(), corpus.path()));
+    // The pane's shell writes fathom's exit status to a file: tmux reports a dead pane's status
+    // only once it has reaped the process, which on a busy machine can take longer than a test
+    // should wait.
+    let status_file = data.path().join("exit-status");
+    let command = format!(
+        "{}; echo $? > {}",
+        shell_command(data.path(), corpus.path()),
+        quote(&status_file.to_string_lossy())
+    );
+    let tmux = Tmux::start(120, 40, &command);
 
     // The UI opens before the index is ready: the progress view comes first.
     let first = tmux.wait_for("the first frame", SCREEN, |s| {
@@ -268,7 +277,14 @@ fn a_user_session_in_tmux() {
         assert!(Instant::now() < deadline, "fathom did not exit on Ctrl-C");
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(tmux.pane("#{pane_dead_status}"), "0");
+    let status = loop {
+        match std::fs::read_to_string(&status_file) {
+            Ok(s) if s.ends_with('\n') => break s.trim().to_string(),
+            _ if Instant::now() > deadline => panic!("fathom's exit status was never written"),
+            _ => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    assert_eq!(status, "0", "fathom should exit 0 on Ctrl-C");
     assert_eq!(
         tmux.pane("#{alternate_on}"),
         "0",
