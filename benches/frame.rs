@@ -2,7 +2,7 @@
 //! question with a long answer and 5 citations, every stage finished, and a second turn running.
 //! Target: ≤ 2 ms per frame at 120×40 and 80×24. Run with `cargo bench --bench frame`.
 
-#[path = "fixture.rs"]
+#[path = "support/fixture.rs"]
 mod fixture;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -2,7 +2,7 @@
 //! of every answer, before the UI shows it as done — and loading a long session to reopen it.
 //! Run with `cargo bench --bench session`.
 
-#[path = "fixture.rs"]
+#[path = "support/fixture.rs"]
 mod fixture;
 
 use criterion::{criterion_group, criterion_main, Criterion};

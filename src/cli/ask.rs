@@ -180,6 +180,14 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
             Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
             None => println!("\n— {}", result.final_reason.as_str()),
         }
+        // Which stages the model did not do, and why: on stderr, so stdout stays the answer.
+        for s in result.stages.iter().filter(|s| s.fallback.is_some()) {
+            eprintln!(
+                "note: {} fell back to the offline stage: {}",
+                s.id,
+                s.fallback.as_deref().unwrap_or_default()
+            );
+        }
     }
     if let Some(Err((id, e))) = saved {
         return Err(anyhow::Error::new(e)
