@@ -311,6 +311,16 @@ async fn model_stages_answer_and_stream_in_order() {
         .find(|q| stage_of(&q.body) == "reflect")
         .unwrap();
     assert_eq!(reflect_req.body["temperature"].as_f64(), Some(0.0));
+    // Small replies are capped; the answer gets the budget's completion tokens.
+    assert_eq!(plan_req.body["max_tokens"].as_u64(), Some(384));
+    let synth_req = reqs
+        .iter()
+        .find(|q| stage_of(&q.body) == "synthesize")
+        .unwrap();
+    assert_eq!(
+        synth_req.body["max_tokens"].as_u64(),
+        budget["completion_tokens"].as_u64()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

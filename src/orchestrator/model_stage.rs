@@ -21,6 +21,9 @@ use serde_json::json;
 /// Re-issues after a reply that breaks the contract (ARCHITECTURE §3).
 pub const MAX_REISSUES: u32 = 2;
 
+/// `max_tokens` of every stage but synthesis: their replies are small JSON objects.
+pub const SMALL_REPLY_TOKENS: u32 = 384;
+
 /// What the Manager needs to hear while a stage runs.
 pub trait StageSink: Send {
     /// The breaker after a call was admitted or its outcome recorded; `transition` when its
@@ -75,11 +78,17 @@ pub async fn run(
         ModelStage::Reflect => backend.reflection_temperature,
         _ => 0.2,
     };
-    let max_tokens = budget
+    let completion = budget
         .as_ref()
         .map(|b| b.completion_tokens)
-        .unwrap_or(backend.budget.max_completion_tokens)
-        .max(64);
+        .unwrap_or(backend.budget.max_completion_tokens);
+    // Only the answer is long; the other replies are small objects, and a cap keeps a model that
+    // rambles from spending minutes on one.
+    let max_tokens = match stage {
+        ModelStage::Synthesize => completion,
+        _ => completion.min(SMALL_REPLY_TOKENS),
+    }
+    .max(64);
     let mut telemetry: Option<String> = None;
     let mut reissues = 0u32;
     let mut attempt = 0u32;
