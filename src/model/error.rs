@@ -129,9 +129,12 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<u64> {
         return Some(secs.saturating_mul(1000));
     }
     let at = parse_http_date(value)?;
-    let now_ms = now.duration_since(UNIX_EPOCH).ok()?.as_millis() as u64;
-    let at_ms = at.duration_since(UNIX_EPOCH).ok()?.as_millis() as u64;
-    Some(at_ms.saturating_sub(now_ms))
+    // A date at or before `now` means "now".
+    Some(
+        at.duration_since(now)
+            .map(|d| d.as_millis().min(u128::from(u64::MAX)) as u64)
+            .unwrap_or(0),
+    )
 }
 
 /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only HTTP-date form servers
@@ -168,12 +171,13 @@ pub fn parse_http_date(value: &str) -> Option<SystemTime> {
     if day == 0 || day > days_in_month(year, month) || h > 23 || m > 59 || s > 60 {
         return None;
     }
-    let days = days_from_civil(year, month, day);
-    if days < 0 {
-        return None;
+    // Signed: a date before 1970 is still a date (in the past, so "retry now").
+    let secs = days_from_civil(year, month, day) * 86_400 + (h * 3600 + m * 60 + s) as i64;
+    if secs >= 0 {
+        UNIX_EPOCH.checked_add(Duration::from_secs(secs.unsigned_abs()))
+    } else {
+        UNIX_EPOCH.checked_sub(Duration::from_secs(secs.unsigned_abs()))
     }
-    let secs = days as u64 * 86_400 + h * 3600 + m * 60 + s;
-    Some(UNIX_EPOCH + Duration::from_secs(secs))
 }
 
 fn digits<T: std::str::FromStr>(s: &str) -> Option<T> {

@@ -4,7 +4,6 @@
 
 use crate::model::ErrorClass;
 use serde::{Deserialize, Serialize};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What to do after an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,100 +101,15 @@ pub fn backoff_ms(policy: &RetryPolicy, attempt: u32, jitter: f64) -> u64 {
     fixed + extra.min(spread)
 }
 
-/// Parses an HTTP `Retry-After` value into milliseconds from `now`: either delta-seconds
-/// (`120`) or an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`). A date in the past gives 0.
-/// Anything else (including the obsolete RFC 850 and asctime date forms) gives `None`, and the
-/// caller falls back to its own backoff.
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<u64> {
-    let value = value.trim();
-    if value.is_empty() {
-        return None;
-    }
-    if value.bytes().all(|b| b.is_ascii_digit()) {
-        // Saturate: an absurd delay must still read as "too long", not fail to parse.
-        let seconds = value.bytes().fold(0u64, |acc, b| {
-            acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-        });
-        return Some(seconds.saturating_mul(1000));
-    }
-    let target_ms = i128::from(parse_imf_fixdate(value)?) * 1000;
-    let now_ms = match now.duration_since(UNIX_EPOCH) {
-        Ok(since) => i128::try_from(since.as_millis()).unwrap_or(i128::MAX),
-        Err(before) => -i128::try_from(before.duration().as_millis()).unwrap_or(i128::MAX),
-    };
-    let delta = target_ms.saturating_sub(now_ms).max(0);
-    Some(u64::try_from(delta).unwrap_or(u64::MAX))
-}
-
-const DAY_NAMES: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-const MONTH_NAMES: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
-/// Seconds since the Unix epoch (negative before it) of an IMF-fixdate,
-/// `day-name "," SP 2DIGIT SP month SP 4DIGIT SP 2DIGIT ":" 2DIGIT ":" 2DIGIT SP "GMT"`.
-/// The day name is checked for form only: a wrong weekday does not make the instant unclear.
-fn parse_imf_fixdate(value: &str) -> Option<i64> {
-    let parts: Vec<&str> = value.split(' ').collect();
-    let [day_name, day, month, year, time, zone] = parts.as_slice() else {
-        return None;
-    };
-    let day_name = day_name.strip_suffix(',')?;
-    if !DAY_NAMES.contains(&day_name) || *zone != "GMT" {
-        return None;
-    }
-    let day = digits(day, 2)?;
-    let month = MONTH_NAMES.iter().position(|m| m == month)? + 1;
-    let year = digits(year, 4)?;
-    let (hour, minute, second) = match time.split(':').collect::<Vec<_>>().as_slice() {
-        [h, m, s] => (digits(h, 2)?, digits(m, 2)?, digits(s, 2)?),
-        _ => return None,
-    };
-    // Second 60 is a leap second, which the grammar allows.
-    if day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    let days = days_since_epoch(year, month, day);
-    Some(days * 86_400 + hour * 3600 + minute * 60 + second)
-}
-
-/// Exactly `len` ASCII digits as a number.
-fn digits(text: &str, len: usize) -> Option<i64> {
-    if text.len() != len || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: usize) -> i64 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days from 1970-01-01 to the given proleptic Gregorian date (year ≥ 1).
-fn days_since_epoch(year: i64, month: usize, day: i64) -> i64 {
-    // Days before 1 January of `year`, counted from 1 January of year 1.
-    let before_year = |y: i64| {
-        let full = y - 1;
-        full * 365 + full / 4 - full / 100 + full / 400
-    };
-    let before_month: i64 = (1..month).map(|m| days_in_month(year, m)).sum();
-    before_year(year) - before_year(1970) + before_month + day - 1
-}
+/// `Retry-After` parsing lives with the HTTP client that reads the header; policy decisions use
+/// what it returns.
+pub use crate::model::error::parse_retry_after;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::time::Duration;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     fn policy() -> RetryPolicy {
         RetryPolicy::default()
@@ -343,6 +257,15 @@ mod tests {
             parse_retry_after("Sun, 06 Nov 1960 08:49:37 GMT", UNIX_EPOCH),
             Some(0)
         );
+    }
+
+    /// Seconds from the epoch (negative before it) of an HTTP date.
+    fn parse_imf_fixdate(value: &str) -> Option<i64> {
+        let t = crate::model::error::parse_http_date(value)?;
+        Some(match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => d.as_secs() as i64,
+            Err(e) => -(e.duration().as_secs() as i64),
+        })
     }
 
     #[test]
