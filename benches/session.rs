@@ -17,7 +17,6 @@ fn turn(index: usize) -> TurnRecord {
         asked_at: "2026-11-22T10:00:00Z".into(),
         finished_at: "2026-11-22T10:00:02Z".into(),
         result: fixture::result(&format!("q{index}")),
-        breakers: serde_json::Value::Null,
     }
 }
 

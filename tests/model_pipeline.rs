@@ -726,7 +726,7 @@ async fn fathom_ask_streams_the_model_answer() {
         .map(|(_, v)| v.clone());
     assert_eq!(auth.as_deref(), Some("Bearer sk-test-key-0123456789"));
     assert!(!stdout.contains("sk-test-key"));
-    for entry in walk(data.path()) {
+    for entry in common::files_under(data.path()) {
         let bytes = std::fs::read(&entry).unwrap_or_default();
         assert!(
             !String::from_utf8_lossy(&bytes).contains("sk-test-key"),
@@ -734,21 +734,6 @@ async fn fathom_ask_streams_the_model_answer() {
             entry.display()
         );
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

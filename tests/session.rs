@@ -86,7 +86,6 @@ fn turn(index: usize, question: &str) -> TurnRecord {
         asked_at: "2026-11-05T10:00:00.000Z".into(),
         finished_at: "2026-11-05T10:00:01.500Z".into(),
         result: result(question, index),
-        breakers: serde_json::json!({ "chat_model": "closed" }),
     }
 }
 
@@ -233,11 +232,23 @@ fn a_missing_header_is_damage_not_failure() {
         "result": result("Headless?", 0),
     }))
     .unwrap();
-    std::fs::write(&path, format!("{line}\n")).unwrap();
+    // Turns written before breaker states moved into the result carried a `breakers` field.
+    let older = serde_json::to_string(&serde_json::json!({
+        "type": "turn",
+        "index": 1,
+        "question": "Older?",
+        "requested_years": [],
+        "asked_at": "2026-11-05T10:00:02.000Z",
+        "finished_at": "2026-11-05T10:00:03.000Z",
+        "result": result("Older?", 1),
+        "breakers": {"chat_model": "closed"},
+    }))
+    .unwrap();
+    std::fs::write(&path, format!("{line}\n{older}\n")).unwrap();
     let loaded = load(data.path(), ID).unwrap();
-    assert_eq!(loaded.turns.len(), 1);
-    // `breakers` defaults to null when absent.
-    assert!(loaded.turns[0].breakers.is_null());
+    assert_eq!(loaded.turns.len(), 2);
+    assert_eq!(loaded.turns[0].question, "Headless?");
+    assert_eq!(loaded.turns[1].question, "Older?");
     assert_eq!(
         loaded.created_at.as_deref(),
         Some("2026-11-05T10:00:00.000Z")
@@ -455,21 +466,6 @@ fn ask(data: &Path, id: &str, question: &str, env: &[(&str, &str)]) -> Output {
     cmd.output().unwrap()
 }
 
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(files_under(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn ask_with_a_session_keeps_the_turn_and_never_the_api_key() {
     let key = "sk-test-SECRET-1234567890";
@@ -522,10 +518,10 @@ fn ask_with_a_session_keeps_the_turn_and_never_the_api_key() {
     assert!(loaded.turns[0].result.answer.contains("Bearer [redacted]"));
     assert_eq!(loaded.turns[0].result.query_id, result.query_id);
 
-    let session_files = files_under(&session::sessions_dir(data.path()));
+    let session_files = common::files_under(&session::sessions_dir(data.path()));
     assert_eq!(session_files.len(), 1);
     for dir in [session::sessions_dir(data.path()), data.path().join("logs")] {
-        for f in files_under(&dir) {
+        for f in common::files_under(&dir) {
             let bytes = std::fs::read(&f).unwrap();
             assert!(
                 !String::from_utf8_lossy(&bytes).contains(key),

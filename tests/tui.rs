@@ -743,7 +743,6 @@ fn sessions_overlay_lists_and_reopens() {
             asked_at: "2026-11-20T09:15:00Z".into(),
             finished_at: "2026-11-20T09:15:02Z".into(),
             result: recorded.clone(),
-            breakers: serde_json::Value::Null,
         }],
         damaged: vec![],
     };

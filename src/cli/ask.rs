@@ -160,7 +160,6 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
             asked_at,
             finished_at: session::now_rfc3339(),
             result: result.clone(),
-            breakers: serde_json::Value::Null,
         };
         store
             .append(&turn)

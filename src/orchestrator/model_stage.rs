@@ -109,17 +109,15 @@ pub async fn run(
                 reissues,
             };
         }
-        let cached_state = st.cached_state.clone();
-        let notes = telemetry.clone();
         let messages_for = |mode: StructuredMode| {
             contract::build_messages(
                 stage,
                 &PromptInput {
                     user_prompt: &user_prompt,
                     chat_context_summary: chat_context,
-                    cached_state: &cached_state,
+                    cached_state: &st.cached_state,
                     runtime_directive: directive.clone(),
-                    telemetry_notes: notes.as_deref(),
+                    telemetry_notes: telemetry.as_deref(),
                     schema_in_instructions: mode != StructuredMode::JsonSchema,
                 },
             )

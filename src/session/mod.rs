@@ -32,10 +32,8 @@ pub struct TurnRecord {
     pub asked_at: String,
     /// RFC 3339 UTC.
     pub finished_at: String,
+    /// Everything the answer produced, its breaker states (`result.breakers`) included.
     pub result: OrchestrationResult,
-    /// An opaque snapshot of the circuit breakers when the turn finished (null when unknown).
-    #[serde(default)]
-    pub breakers: serde_json::Value,
 }
 
 /// A line of a session file that could not be read as a header or a turn.

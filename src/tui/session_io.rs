@@ -63,7 +63,6 @@ impl SessionIo {
             asked_at: self.asked_at.take().unwrap_or_else(|| now.clone()),
             finished_at: now,
             result: result.clone(),
-            breakers: serde_json::to_value(&result.breakers).unwrap_or_default(),
         };
         store.append(&record)
     }

@@ -86,3 +86,19 @@ pub fn fomc_subset(name: &str, files: &[&str]) -> PathBuf {
     }
     dir
 }
+
+/// Every file below `dir`, at any depth (none if it cannot be read).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
