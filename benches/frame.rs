@@ -7,10 +7,8 @@ mod fixture;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use fathom::corpus::Chunk;
-use fathom::orchestrator::events::Event;
-use fathom::orchestrator::topology::{StageId, Topology};
-use fathom::orchestrator::types::StageStatus;
+use fathom::orchestrator::api::{Event, NodeId, Passage, StageStatus};
+use fathom::orchestrator::topology::qa;
 use fathom::tui::{update, view, Action, App};
 use fixture::{citation, date, result, STAGES};
 use ratatui::backend::TestBackend;
@@ -36,22 +34,24 @@ fn fixture() -> App {
         "offline · minilm",
         10_363,
         years,
-        Topology::default_pipeline(),
+        qa::topology(2).view(),
         "bench",
     );
     for n in 1..=5 {
-        app.add_chunk(Chunk {
-            chunk_id: format!("c{n}"),
-            document: citation(n).document,
-            title: "FOMC statement".to_string(),
-            date: Some(date(2017 + n as i32, n as u8)),
-            year: Some(2017 + n as i32),
-            section: Some("Policy decision".to_string()),
-            text: "The Committee decided to lower the target range. ".repeat(20),
-            byte_start: 0,
-            byte_end: 1000,
-            ordinal: 0,
-        });
+        app.add_passage(
+            format!("c{n}"),
+            Some(Passage {
+                chunk_id: format!("c{n}"),
+                document: citation(n).document,
+                title: "FOMC statement".to_string(),
+                date: Some(date(2017 + n as i32, n as u8)),
+                year: Some(2017 + n as i32),
+                section: Some("Policy decision".to_string()),
+                text: "The Committee decided to lower the target range. ".repeat(20),
+                byte_start: 0,
+                byte_end: 1000,
+            }),
+        );
     }
     ask(&mut app, "What did the Committee do to rates in 2019?");
     let ev = |e| Action::Orchestrator(e);
@@ -82,7 +82,7 @@ fn fixture() -> App {
             &mut app,
             ev(Event::StageStarted {
                 query_id: "q2".into(),
-                stage,
+                stage: NodeId::new(stage),
                 loop_index: 0,
             }),
         );
@@ -90,7 +90,7 @@ fn fixture() -> App {
             &mut app,
             ev(Event::StageFinished {
                 query_id: "q2".into(),
-                stage,
+                stage: NodeId::new(stage),
                 ms: 8.0,
                 status: StageStatus::Done,
                 fallback: None,
@@ -102,7 +102,7 @@ fn fixture() -> App {
         &mut app,
         ev(Event::StageStarted {
             query_id: "q2".into(),
-            stage: StageId::Rerank,
+            stage: NodeId::new("rerank"),
             loop_index: 0,
         }),
     );

@@ -23,37 +23,8 @@ impl MetadataHints {
     }
 }
 
-const MONTHS: [(&str, u8); 21] = [
-    ("january", 1),
-    ("february", 2),
-    ("march", 3),
-    ("april", 4),
-    ("may", 5),
-    ("june", 6),
-    ("july", 7),
-    ("august", 8),
-    ("september", 9),
-    ("october", 10),
-    ("november", 11),
-    ("december", 12),
-    ("jan", 1),
-    ("feb", 2),
-    ("mar", 3),
-    ("apr", 4),
-    ("jun", 6),
-    ("jul", 7),
-    ("aug", 8),
-    ("sep", 9),
-    ("sept", 9),
-];
-const MORE_MONTHS: [(&str, u8); 3] = [("oct", 10), ("nov", 11), ("dec", 12)];
-
 fn month(word: &str) -> Option<u8> {
-    MONTHS
-        .iter()
-        .chain(MORE_MONTHS.iter())
-        .find(|(n, _)| *n == word)
-        .map(|(_, m)| *m)
+    crate::calendar::month_from_name(word).map(|m| m as u8)
 }
 
 fn year_of(word: &str) -> Option<i32> {

@@ -4,11 +4,10 @@ mod common;
 
 use fathom::corpus::ChunkOptions;
 use fathom::index::embed::{EmbedOptions, Embedder};
-use fathom::index::retrieve::{
-    RetrievalSettings, Retriever, SearchMode, SearchRequest, Timings, YearMode,
-};
+use fathom::index::embedded::EmbeddedRetriever;
 use fathom::index::store::{build, BuildOptions, IndexReport, IndexStore};
 use fathom::index::IndexError;
+use fathom::index::{RetrievalSettings, Retriever, SearchMode, SearchRequest, Timings, YearMode};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -39,10 +38,10 @@ fn index(corpus: &Path, dir: &Path, embed: bool) -> IndexReport {
     build(&opts, &mut |_| {}).expect("index builds")
 }
 
-fn retriever(dir: &Path) -> Retriever {
+fn retriever(dir: &Path) -> EmbeddedRetriever {
     let store = IndexStore::open(dir).expect("index opens");
     let e = Embedder::load(&common::model_dir(), EmbedOptions::default()).unwrap();
-    Retriever::new(store, Some(e), None, settings())
+    EmbeddedRetriever::new(store, Some(e), None, settings())
 }
 
 fn write(dir: &Path, name: &str, text: &str) {
@@ -120,11 +119,14 @@ fn incremental_indexing_embeds_only_what_changed() {
 
     let ret = retriever(data.path());
     let docs = |q: &str| -> Vec<String> {
-        ret.search(&SearchRequest {
-            query: q.into(),
-            years: vec![],
-            k: 3,
-        })
+        ret.search(
+            &SearchRequest {
+                query: q.into(),
+                years: vec![],
+                k: 3,
+            },
+            SearchMode::HybridRerank,
+        )
         .unwrap()
         .hits
         .into_iter()
@@ -254,14 +256,17 @@ fn bm25_only_index_works_without_a_model() {
     assert!(!r.dense);
     let store = IndexStore::open(data.path()).unwrap();
     assert!(store.vectors().is_none());
-    let ret = Retriever::new(store, None, None, settings());
+    let ret = EmbeddedRetriever::new(store, None, None, settings());
     assert!(!ret.dense_enabled());
     let resp = ret
-        .search(&SearchRequest {
-            query: "telescope orbit".into(),
-            years: vec![],
-            k: 2,
-        })
+        .search(
+            &SearchRequest {
+                query: "telescope orbit".into(),
+                years: vec![],
+                k: 2,
+            },
+            SearchMode::HybridRerank,
+        )
         .unwrap();
     assert!(!resp.dense);
     assert_eq!(resp.reranker, "fusion-order");
@@ -271,7 +276,7 @@ fn bm25_only_index_works_without_a_model() {
 
 /// The FOMC statements, indexed once into target/ and reused (re-indexing unchanged files is a
 /// hash comparison).
-fn fomc_retriever() -> Retriever {
+fn fomc_retriever() -> EmbeddedRetriever {
     static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let dir = common::scratch("fomc-statements-index");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
@@ -288,11 +293,14 @@ fn fomc_march_2020_cut_to_zero_is_found_first() {
     let ret = fomc_retriever();
     let q = "When did the FOMC lower the federal funds rate to 0 to 1/4 percent in March 2020?";
     let resp = ret
-        .search(&SearchRequest {
-            query: q.into(),
-            years: vec![],
-            k: 5,
-        })
+        .search(
+            &SearchRequest {
+                query: q.into(),
+                years: vec![],
+                k: 5,
+            },
+            SearchMode::HybridRerank,
+        )
         .unwrap();
     assert_eq!(
         resp.hits[0].document,
@@ -331,20 +339,26 @@ fn year_filter_applies_inside_both_searches() {
         .all(|r| years.contains(&year_of(&r.chunk_id))));
 
     let resp = ret
-        .search(&SearchRequest {
-            query: q.into(),
-            years: years.clone(),
-            k: 10,
-        })
+        .search(
+            &SearchRequest {
+                query: q.into(),
+                years: years.clone(),
+                k: 10,
+            },
+            SearchMode::HybridRerank,
+        )
         .unwrap();
     assert_eq!(resp.year_mode, YearMode::Explicit);
     assert!(resp.hits.iter().all(|h| years.contains(&h.year.unwrap())));
     let open = ret
-        .search(&SearchRequest {
-            query: q.into(),
-            years: vec![],
-            k: 10,
-        })
+        .search(
+            &SearchRequest {
+                query: q.into(),
+                years: vec![],
+                k: 10,
+            },
+            SearchMode::HybridRerank,
+        )
         .unwrap();
     assert_eq!(open.year_mode, YearMode::None);
     assert!(open.hits.iter().any(|h| !years.contains(&h.year.unwrap())));
@@ -358,11 +372,11 @@ fn hybrid_hits_carry_every_score_and_modes_differ() {
         years: vec![],
         k: 10,
     };
-    let sparse = ret.search_mode(&req, SearchMode::Sparse).unwrap();
+    let sparse = ret.search(&req, SearchMode::Sparse).unwrap();
     assert!(sparse.hits.iter().all(|h| h.dense_rank.is_none()));
-    let dense = ret.search_mode(&req, SearchMode::Dense).unwrap();
+    let dense = ret.search(&req, SearchMode::Dense).unwrap();
     assert!(dense.hits.iter().all(|h| h.sparse_rank.is_none()));
-    let hybrid = ret.search_mode(&req, SearchMode::HybridRerank).unwrap();
+    let hybrid = ret.search(&req, SearchMode::HybridRerank).unwrap();
     assert!(hybrid
         .hits
         .iter()

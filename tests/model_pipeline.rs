@@ -8,15 +8,15 @@ use common::llm_server::{refused_url, Behaviour, LlmServer, RecordedRequest};
 use fathom::config::LlmConfig;
 use fathom::corpus::ChunkOptions;
 use fathom::index::embed::{EmbedOptions, Embedder};
-use fathom::index::retrieve::{RetrievalSettings, Retriever};
+use fathom::index::embedded::EmbeddedRetriever;
 use fathom::index::store::{build, BuildOptions, IndexStore};
+use fathom::index::{RetrievalSettings, Retriever};
 use fathom::model::openai::{ClientConfig, OpenAiClient};
-use fathom::orchestrator::backend::ChatBackend;
-use fathom::orchestrator::breaker::{BreakerStateKind, ManualClock};
-use fathom::orchestrator::events::Event;
-use fathom::orchestrator::manager::{AskRequest, Manager};
-use fathom::orchestrator::topology::StageId;
+use fathom::orchestrator::api::Event;
+use fathom::orchestrator::chat::ChatBackend;
+use fathom::orchestrator::driver::{AskRequest, Driver};
 use fathom::orchestrator::types::{ManagerState, OrchestrationResult, StageStatus};
+use fathom::resilience::breaker::{BreakerStateKind, ManualClock};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -46,8 +46,8 @@ fn corpus() -> PathBuf {
     .clone()
 }
 
-fn retriever() -> Arc<Retriever> {
-    static R: OnceLock<Arc<Retriever>> = OnceLock::new();
+fn retriever() -> Arc<dyn Retriever> {
+    static R: OnceLock<Arc<dyn Retriever>> = OnceLock::new();
     R.get_or_init(|| {
         let corpus = corpus();
         let dir = common::scratch("model-pipeline-index");
@@ -69,7 +69,7 @@ fn retriever() -> Arc<Retriever> {
             recency_boost: 0.05,
             recent_year_window: 3,
         };
-        Arc::new(Retriever::new(
+        Arc::new(EmbeddedRetriever::new(
             IndexStore::open(&dir).unwrap(),
             Some(embedder),
             None,
@@ -105,14 +105,19 @@ fn backend(base_url: &str, clock: Arc<ManualClock>) -> Arc<ChatBackend> {
         connect_timeout: Duration::from_secs(1),
     })
     .unwrap();
-    Arc::new(ChatBackend::new(client, "test-model".into(), &cfg, clock))
+    Arc::new(ChatBackend::new(
+        Arc::new(client),
+        "test-model".into(),
+        &cfg,
+        clock,
+    ))
 }
 
-fn manager(chat: Arc<ChatBackend>) -> Manager {
-    Manager::new(retriever(), 2).with_chat(Some(chat))
+fn manager(chat: Arc<ChatBackend>) -> Driver {
+    Driver::qa(retriever(), Some(chat), 2).unwrap()
 }
 
-async fn ask(m: &Manager, query: &str) -> (OrchestrationResult, Vec<Event>) {
+async fn ask(m: &Driver, query: &str) -> (OrchestrationResult, Vec<Event>) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     let req = AskRequest {
@@ -230,7 +235,10 @@ fn chat_requests(server: &LlmServer) -> Vec<RecordedRequest> {
         .collect()
 }
 
-fn stage_trace(r: &OrchestrationResult, id: StageId) -> &fathom::orchestrator::types::StageTrace {
+fn stage_trace<'a>(
+    r: &'a OrchestrationResult,
+    id: &str,
+) -> &'a fathom::orchestrator::types::StageTrace {
     r.stages
         .iter()
         .find(|s| s.id == id)
@@ -257,12 +265,16 @@ async fn model_stages_answer_and_stream_in_order() {
     let m = manager(backend(&server.base_url(), Arc::new(ManualClock::new(0))));
     let (r, events) = ask(&m, QUESTION).await;
     assert_eq!(r.state, ManagerState::Success, "{}", r.answer);
-    for id in [StageId::Plan, StageId::Synthesize, StageId::Reflect] {
+    for id in ["plan", "synthesize", "reflect"] {
         assert_eq!(stage_trace(&r, id).status, StageStatus::Done, "{id}");
     }
     // The answer is the model's, streamed token by token in order.
     assert!(r.answer.starts_with(MODEL_ANSWER), "{}", r.answer);
-    assert!(r.answer.contains("Sources:\n[1] "), "{}", r.answer);
+    assert!(
+        !r.answer.contains("Sources:"),
+        "citations are data: {}",
+        r.answer
+    );
     let tokens = events
         .iter()
         .filter(|e| matches!(e, Event::AnswerToken { .. }))
@@ -276,7 +288,7 @@ async fn model_stages_answer_and_stream_in_order() {
     let synth = r
         .dispatches
         .iter()
-        .find(|d| d.request.target == StageId::Synthesize)
+        .find(|d| d.request.target == "synthesize")
         .unwrap();
     assert_eq!(synth.response.model_used, "test-model");
     assert!(synth.response.tokens_used > 0);
@@ -376,7 +388,7 @@ async fn wrong_shape_every_time_falls_back_after_two_reissues() {
     let server = LlmServer::start(vec![Behaviour::Json(r#"{"answer": 42}"#.into())]).await;
     let m = manager(backend(&server.base_url(), Arc::new(ManualClock::new(0))));
     let (r, _) = ask(&m, QUESTION).await;
-    let plan = stage_trace(&r, StageId::Plan);
+    let plan = stage_trace(&r, "plan");
     assert_eq!(plan.status, StageStatus::FellBack);
     assert!(
         plan.fallback.as_deref().unwrap().contains("re-issues"),
@@ -426,10 +438,10 @@ async fn server_errors_open_the_breaker_at_the_weighted_threshold_and_it_recover
         })
         .collect();
     assert_eq!(transitions, vec![(BreakerStateKind::Open, 3.0)]);
-    for id in [StageId::Plan, StageId::Synthesize, StageId::Reflect] {
+    for id in ["plan", "synthesize", "reflect"] {
         assert_eq!(stage_trace(&r, id).status, StageStatus::FellBack, "{id}");
     }
-    assert!(stage_trace(&r, StageId::Reflect)
+    assert!(stage_trace(&r, "reflect")
         .fallback
         .as_deref()
         .unwrap()
@@ -451,10 +463,7 @@ async fn server_errors_open_the_breaker_at_the_weighted_threshold_and_it_recover
         before,
         "open breaker refuses calls"
     );
-    assert_eq!(
-        stage_trace(&r2, StageId::Plan).status,
-        StageStatus::FellBack
-    );
+    assert_eq!(stage_trace(&r2, "plan").status, StageStatus::FellBack);
     healthy.store(true, Ordering::SeqCst);
     clock.advance(1);
     let (r3, events3) = ask(&m, QUESTION).await;
@@ -472,7 +481,7 @@ async fn server_errors_open_the_breaker_at_the_weighted_threshold_and_it_recover
         kinds,
         vec![BreakerStateKind::HalfOpen, BreakerStateKind::Closed]
     );
-    assert_eq!(stage_trace(&r3, StageId::Plan).status, StageStatus::Done);
+    assert_eq!(stage_trace(&r3, "plan").status, StageStatus::Done);
     assert_eq!(r3.breakers[0].state, BreakerStateKind::Closed);
     assert_eq!(r3.breakers[0].failures, 0.0);
 }
@@ -492,7 +501,7 @@ async fn connection_refused_falls_back_and_opens_after_three_recoverable_failure
         })
         .collect();
     assert_eq!(opened, vec![3.0], "recoverable failures weigh 1");
-    let plan = stage_trace(&r, StageId::Plan);
+    let plan = stage_trace(&r, "plan");
     assert_eq!(plan.status, StageStatus::FellBack);
     assert!(plan.fallback.as_deref().unwrap().contains("127.0.0.1"));
     assert_eq!(r.state, ManagerState::Success);
@@ -509,14 +518,24 @@ async fn a_first_byte_slower_than_the_timeout_falls_back() {
     let m = manager(backend(&server.base_url(), Arc::new(ManualClock::new(0))));
     let t = Instant::now();
     let (r, _) = ask(&m, QUESTION).await;
-    let plan = stage_trace(&r, StageId::Plan);
+    let plan = stage_trace(&r, "plan");
     assert_eq!(plan.status, StageStatus::FellBack);
     assert!(plan.fallback.as_deref().unwrap().contains("timed out"));
     assert!(plan.ms < 2_500.0, "plan waited {} ms", plan.ms);
     assert!(!r.citations.is_empty());
     // Timeouts weigh 0.5 and are not retried: three stages time out once each (1.5).
     assert_eq!(r.breakers[0].failures, 1.5);
-    assert!(t.elapsed() < Duration::from_secs(10));
+    // Each model attempt is its own failed dispatch, given up on at the first-byte timeout (1 s)
+    // rather than the server's 4 s.
+    let attempts: Vec<f64> = r
+        .dispatches
+        .iter()
+        .filter(|d| d.response.model_used == "test-model")
+        .map(|d| d.response.execution_time_ms)
+        .collect();
+    assert_eq!(attempts.len(), 3, "{attempts:?}");
+    assert!(attempts.iter().all(|&ms| ms < 2_500.0), "{attempts:?}");
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -530,7 +549,7 @@ async fn rate_limits_are_retried_after_retry_after() {
     .await;
     let m = manager(backend(&server.base_url(), Arc::new(ManualClock::new(0))));
     let (r, _) = ask(&m, QUESTION).await;
-    let plan = stage_trace(&r, StageId::Plan);
+    let plan = stage_trace(&r, "plan");
     assert_eq!(plan.status, StageStatus::Done);
     assert!(plan.ms >= 1_000.0, "retried after only {} ms", plan.ms);
     assert_eq!(r.breakers[0].failures, 0.0, "the success reset the count");
@@ -558,10 +577,7 @@ async fn a_cut_stream_resets_the_streamed_answer_and_is_retried() {
         .iter()
         .any(|e| matches!(e, Event::AnswerReset { .. })));
     assert_eq!(answer_tokens(&events), MODEL_ANSWER);
-    assert_eq!(
-        stage_trace(&r, StageId::Synthesize).status,
-        StageStatus::Done
-    );
+    assert_eq!(stage_trace(&r, "synthesize").status, StageStatus::Done);
     assert!(r.answer.starts_with(MODEL_ANSWER));
 }
 
@@ -571,7 +587,7 @@ async fn a_server_without_json_schema_is_negotiated_down_once() {
     server.reject_json_schema(true);
     let m = manager(backend(&server.base_url(), Arc::new(ManualClock::new(0))));
     let (r, _) = ask(&m, QUESTION).await;
-    assert_eq!(stage_trace(&r, StageId::Plan).status, StageStatus::Done);
+    assert_eq!(stage_trace(&r, "plan").status, StageStatus::Done);
     assert_eq!(r.cached_state["plan"]["structured_output"], "json_object");
     assert_eq!(
         r.cached_state["synthesize"]["structured_output"],
@@ -612,7 +628,7 @@ async fn cancelling_aborts_the_http_request() {
     })
     .unwrap();
     let chat = Arc::new(ChatBackend::new(
-        client,
+        Arc::new(client),
         "test-model".into(),
         &cfg,
         Arc::new(ManualClock::new(0)),
@@ -630,13 +646,7 @@ async fn cancelling_aborts_the_http_request() {
     let m2 = Arc::clone(&m);
     let run = tokio::spawn(async move { m2.run(req, cancel_rx, &tx).await });
     while let Some(e) = rx.recv().await {
-        if matches!(
-            e,
-            Event::StageStarted {
-                stage: StageId::Plan,
-                ..
-            }
-        ) {
+        if matches!(&e, Event::StageStarted { stage, .. } if *stage == "plan") {
             break;
         }
     }
@@ -774,7 +784,7 @@ async fn the_model_guardrail_runs_only_when_configured_and_after_the_rules() {
         ..llm_config()
     };
     let on = manager(Arc::new(ChatBackend::new(
-        client(&server.base_url()),
+        Arc::new(client(&server.base_url())),
         "test-model".into(),
         &cfg,
         Arc::new(ManualClock::new(0)),

@@ -4,9 +4,8 @@
 mod common;
 
 use fathom::corpus::Date;
-use fathom::index::retrieve::YearMode;
+use fathom::index::YearMode;
 use fathom::orchestrator::band::{FinalReason, RetrievalConfidence};
-use fathom::orchestrator::topology::StageId;
 use fathom::orchestrator::types::{
     Citation, Coherence, ManagerState, OrchestrationResult, PlanSummary, RetrieveSummary,
     StageStatus, StageTrace,
@@ -39,10 +38,7 @@ fn result(question: &str, n: usize) -> OrchestrationResult {
         final_reason: FinalReason::ConfidenceHigh,
         confidence: Some(0.87),
         retrieval_confidence: Some(RetrievalConfidence::High),
-        answer: format!(
-            "The Committee lowered the target range [1].\n\nSources:\n{}",
-            sources_line(n)
-        ),
+        answer: "The Committee lowered the target range [1].".into(),
         citations: vec![Citation {
             n: 1,
             chunk_id: format!("c{n}ffee"),
@@ -65,7 +61,7 @@ fn result(question: &str, n: usize) -> OrchestrationResult {
             recent_year_window: Some([2019, 2020]),
         },
         stages: vec![StageTrace {
-            id: StageId::Plan,
+            id: fathom::orchestrator::api::NodeId::new("plan"),
             status: StageStatus::Done,
             ms: 1.25,
             fallback: None,
@@ -75,6 +71,7 @@ fn result(question: &str, n: usize) -> OrchestrationResult {
         tokens_used: BTreeMap::new(),
         cached_state,
         dispatches: vec![],
+        topology: "qa".to_string(),
     }
 }
 
@@ -328,10 +325,63 @@ fn list_is_newest_first_with_counts_and_damage() {
 }
 
 #[test]
+fn a_turn_of_an_older_fathom_loads_with_its_sources_block_cut_from_the_answer() {
+    let data = tempfile::tempdir().unwrap();
+    let mut old = turn(0, "Written before citations were data?");
+    old.result.answer = format!(
+        "The Committee lowered the target range [1].\n\nSources:\n{}",
+        sources_line(0)
+    );
+    SessionStore::open(data.path(), ID, vec![])
+        .unwrap()
+        .append(&old)
+        .unwrap();
+    let loaded = load(data.path(), ID).unwrap();
+    assert!(loaded.damaged.is_empty(), "{:?}", loaded.damaged);
+    assert_eq!(
+        loaded.turns[0].result.answer,
+        "The Committee lowered the target range [1]."
+    );
+    let md = export::to_markdown(&loaded);
+    assert_eq!(md.matches("Sources:").count(), 1, "{md}");
+}
+
+#[test]
+fn a_turn_whose_dispatch_records_are_impossible_is_shown_and_reported() {
+    let data = tempfile::tempdir().unwrap();
+    let mut t = turn(0, "Tampered?");
+    let record: fathom::orchestrator::api::DispatchRecord = serde_json::from_value(serde_json::json!({
+        "request": {"dispatch_id": "disp_0123456789abcdef", "session_id": ID, "query_id": "q_0",
+                    "target": "plan", "reason": "entry of topology qa", "priority": "high",
+                    "execution_mode": "sequential", "depends_on": [], "timeout_ms": 60000,
+                    "max_cost": 0.0},
+        "response": {"dispatch_id": "disp_0123456789abcdef", "status": "completed", "result": null,
+                     "confidence": null, "errors": [], "warnings": [], "execution_time_ms": 1.0,
+                     "tokens_used": 0, "model_used": "offline", "started_at": 10, "completed_at": 11}
+    }))
+    .unwrap();
+    t.result.dispatches = vec![record];
+    SessionStore::open(data.path(), ID, vec![])
+        .unwrap()
+        .append(&t)
+        .unwrap();
+    let loaded = load(data.path(), ID).unwrap();
+    assert_eq!(loaded.turns.len(), 1, "the turn is still shown");
+    assert_eq!(loaded.damaged.len(), 1);
+    assert!(
+        loaded.damaged[0]
+            .reason
+            .contains("a completed dispatch needs a result"),
+        "{:?}",
+        loaded.damaged
+    );
+}
+
+#[test]
 fn markdown_export_has_questions_sources_and_reasons_and_json_round_trips() {
     let data = tempfile::tempdir().unwrap();
     let turns = session_with(data.path(), 2);
-    // A turn whose answer has no Sources block gets one from its citations.
+    // Sources are rendered from the citations, once per answer.
     let mut bare = turn(2, "Without a sources block?");
     bare.result.answer = "Rates stayed low [1].".into();
     bare.result.final_reason = FinalReason::ConfidenceLowPartial;

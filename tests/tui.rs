@@ -2,16 +2,13 @@
 //! property test that random action sequences never panic at any size.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
-use fathom::corpus::{Chunk, Date};
-use fathom::index::retrieve::YearMode;
-use fathom::orchestrator::band::{FinalReason, RetrievalConfidence};
-use fathom::orchestrator::breaker::{BreakerSnapshot, BreakerStateKind};
-use fathom::orchestrator::events::{Command, Event};
-use fathom::orchestrator::topology::{StageId, Topology};
-use fathom::orchestrator::types::{
-    Citation, Coherence, ManagerState, OrchestrationResult, PlanSummary, RetrieveSummary,
-    StageStatus, StageTrace,
+use fathom::orchestrator::api::{
+    BreakerSnapshot, BreakerStateKind, Citation, Command, Date, Event, FinalReason, ManagerState,
+    NodeId, OrchestrationResult, Passage, PlanSummary, RetrievalConfidence, RetrieveSummary,
+    StageStatus, StageTrace, YearMode,
 };
+use fathom::orchestrator::topology::qa;
+use fathom::orchestrator::types::Coherence;
 use fathom::session::{LoadedSession, SessionSummary, TurnRecord};
 use fathom::tui::action::Notice;
 use fathom::tui::{update, view, Action, App, BackendRow, Dir, Effect, Focus, LiveStage, Overlay};
@@ -33,7 +30,7 @@ fn years() -> BTreeMap<i32, usize> {
 }
 
 fn app() -> App {
-    App::new("offline", 1234, years(), Topology::default_pipeline(), "s1")
+    App::new("offline", 1234, years(), qa::topology(2).view(), "s1")
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -42,9 +39,9 @@ fn type_text(app: &mut App, text: &str) {
     }
 }
 
-fn trace(id: StageId, ms: f64, status: StageStatus, loop_index: u8) -> StageTrace {
+fn trace(id: &str, ms: f64, status: StageStatus, loop_index: u8) -> StageTrace {
     StageTrace {
-        id,
+        id: NodeId::owned(id),
         status,
         ms,
         fallback: None,
@@ -53,7 +50,6 @@ fn trace(id: StageId, ms: f64, status: StageStatus, loop_index: u8) -> StageTrac
 }
 
 fn fixture_result(query_id: &str) -> OrchestrationResult {
-    use StageId::*;
     let mut cached_state = BTreeMap::new();
     cached_state.insert(
         "plan".to_string(),
@@ -113,25 +109,26 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
             recent_year_window: None,
         },
         stages: vec![
-            trace(Guardrail, 1.0, StageStatus::Done, 0),
-            trace(Plan, 3.0, StageStatus::Done, 0),
-            trace(Retrieve, 41.0, StageStatus::Done, 0),
-            trace(Rerank, 120.0, StageStatus::FellBack, 0),
-            trace(Evaluate, 2.0, StageStatus::Done, 0),
-            trace(Synthesize, 15.0, StageStatus::Done, 0),
-            trace(Validate, 4.0, StageStatus::Done, 0),
-            trace(Reflect, 1.0, StageStatus::Skipped, 0),
-            trace(Respond, 1.0, StageStatus::Done, 0),
+            trace("guardrail", 1.0, StageStatus::Done, 0),
+            trace("plan", 3.0, StageStatus::Done, 0),
+            trace("retrieve", 41.0, StageStatus::Done, 0),
+            trace("rerank", 120.0, StageStatus::FellBack, 0),
+            trace("evaluate", 2.0, StageStatus::Done, 0),
+            trace("synthesize", 15.0, StageStatus::Done, 0),
+            trace("validate", 4.0, StageStatus::Done, 0),
+            trace("reflect", 1.0, StageStatus::TimedOut, 0),
+            trace("respond", 1.0, StageStatus::Done, 0),
         ],
         breakers: vec![],
         tokens_used: BTreeMap::new(),
         cached_state,
         dispatches: vec![],
+        topology: "qa".to_string(),
     }
 }
 
-fn chunk(id: &str, text: &str) -> Chunk {
-    Chunk {
+fn passage(id: &str, text: &str) -> Passage {
+    Passage {
         chunk_id: id.to_string(),
         document: "minutes/2020-03-01.md".to_string(),
         title: "Minutes".to_string(),
@@ -145,7 +142,6 @@ fn chunk(id: &str, text: &str) -> Chunk {
         text: text.to_string(),
         byte_start: 0,
         byte_end: text.len(),
-        ordinal: 0,
     }
 }
 
@@ -153,10 +149,13 @@ fn chunk(id: &str, text: &str) -> Chunk {
 fn answered_app(question: &str, query_id: &str) -> App {
     let mut a = app();
     ask_and_finish(&mut a, question, query_id);
-    a.add_chunk(chunk(
-        "c1",
-        "The council approved the budget of 4.2M for 2020.\nThe vote was 7 to 2.",
-    ));
+    a.add_passage(
+        "c1".into(),
+        Some(passage(
+            "c1",
+            "The council approved the budget of 4.2M for 2020.\nThe vote was 7 to 2.",
+        )),
+    );
     a
 }
 
@@ -409,12 +408,12 @@ fn orchestrator_events_update_the_turn() {
         &mut a,
         ev(Event::StageStarted {
             query_id: "q9".into(),
-            stage: StageId::Retrieve,
+            stage: NodeId::new("retrieve"),
             loop_index: 1,
         }),
     );
     assert_eq!(
-        a.turns[0].stages.get(&StageId::Retrieve),
+        a.turns[0].stages.get(&NodeId::new("retrieve")),
         Some(&LiveStage::Running { loop_index: 1 })
     );
     assert_eq!(a.turns[0].loops(), 1);
@@ -422,7 +421,7 @@ fn orchestrator_events_update_the_turn() {
         &mut a,
         ev(Event::StageFinished {
             query_id: "q9".into(),
-            stage: StageId::Retrieve,
+            stage: NodeId::new("retrieve"),
             ms: 12.0,
             status: StageStatus::Done,
             fallback: None,
@@ -430,7 +429,7 @@ fn orchestrator_events_update_the_turn() {
         }),
     );
     assert!(matches!(
-        a.turns[0].stages.get(&StageId::Retrieve),
+        a.turns[0].stages.get(&NodeId::new("retrieve")),
         Some(LiveStage::Finished {
             status: StageStatus::Done,
             ..
@@ -531,7 +530,7 @@ fn snapshot_running_query_120x40() {
         &mut a,
         Action::Orchestrator(Event::StageFinished {
             query_id: String::new(),
-            stage: StageId::Guardrail,
+            stage: NodeId::new("guardrail"),
             ms: 1.0,
             status: StageStatus::Done,
             fallback: None,
@@ -542,7 +541,7 @@ fn snapshot_running_query_120x40() {
         &mut a,
         Action::Orchestrator(Event::StageStarted {
             query_id: String::new(),
-            stage: StageId::Plan,
+            stage: NodeId::new("plan"),
             loop_index: 0,
         }),
     );
@@ -667,12 +666,12 @@ fn a_cancelled_stage_stops_spinning() {
         &mut a,
         Action::Orchestrator(Event::StageStarted {
             query_id: String::new(),
-            stage: StageId::Synthesize,
+            stage: NodeId::new("synthesize"),
             loop_index: 0,
         }),
     );
     let mut r = fixture_result("q1");
-    r.stages.retain(|s| s.id != StageId::Synthesize);
+    r.stages.retain(|s| s.id != "synthesize");
     r.final_reason = FinalReason::Cancelled;
     update(
         &mut a,
@@ -681,7 +680,7 @@ fn a_cancelled_stage_stops_spinning() {
         }),
     );
     assert!(matches!(
-        a.turns[0].stages[&StageId::Synthesize],
+        a.turns[0].stages[&NodeId::new("synthesize")],
         LiveStage::Finished {
             status: StageStatus::Cancelled,
             ..
@@ -753,7 +752,11 @@ fn sessions_overlay_lists_and_reopens() {
     assert_eq!(a.turns[0].result.as_ref(), Some(&recorded));
     assert_eq!(
         a.turns[0].path,
-        recorded.stages.iter().map(|s| s.id).collect::<Vec<_>>()
+        recorded
+            .stages
+            .iter()
+            .map(|s| s.id.clone())
+            .collect::<Vec<_>>()
     );
     assert_eq!(a.history, vec!["Who voted against?".to_string()]);
     assert!(a.notice.as_ref().is_some_and(|n| !n.error));
@@ -866,10 +869,10 @@ fn arb_key() -> impl Strategy<Value = Action> {
 }
 
 fn arb_event() -> impl Strategy<Value = Action> {
-    let stage = proptest::sample::select(StageId::ALL.to_vec());
+    let stage = proptest::sample::select(qa::topology(2).nodes);
     let status = proptest::sample::select(vec![
         StageStatus::Done,
-        StageStatus::Skipped,
+        StageStatus::TimedOut,
         StageStatus::Failed,
         StageStatus::FellBack,
         StageStatus::Cancelled,

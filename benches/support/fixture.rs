@@ -1,26 +1,23 @@
 //! A realistic finished result, shared by the benches (`#[path]`-included: benches cannot share
 //! a module otherwise).
 
-use fathom::corpus::Date;
-use fathom::index::retrieve::YearMode;
-use fathom::orchestrator::band::{FinalReason, RetrievalConfidence};
-use fathom::orchestrator::topology::StageId;
-use fathom::orchestrator::types::{
-    Citation, Coherence, ManagerState, OrchestrationResult, PlanSummary, RetrieveSummary,
-    StageStatus, StageTrace,
+use fathom::orchestrator::api::{
+    Citation, Date, FinalReason, ManagerState, NodeId, OrchestrationResult, PlanSummary,
+    RetrievalConfidence, RetrieveSummary, StageStatus, StageTrace, YearMode,
 };
+use fathom::orchestrator::types::Coherence;
 use std::collections::BTreeMap;
 
-pub const STAGES: [StageId; 9] = [
-    StageId::Guardrail,
-    StageId::Plan,
-    StageId::Retrieve,
-    StageId::Rerank,
-    StageId::Evaluate,
-    StageId::Synthesize,
-    StageId::Validate,
-    StageId::Reflect,
-    StageId::Respond,
+pub const STAGES: [&str; 9] = [
+    "guardrail",
+    "plan",
+    "retrieve",
+    "rerank",
+    "evaluate",
+    "synthesize",
+    "validate",
+    "reflect",
+    "respond",
 ];
 
 pub fn date(year: i32, month: u8) -> Date {
@@ -86,7 +83,7 @@ pub fn result(query_id: &str) -> OrchestrationResult {
         stages: STAGES
             .iter()
             .map(|&id| StageTrace {
-                id,
+                id: NodeId::new(id),
                 status: StageStatus::Done,
                 ms: 12.0,
                 fallback: None,
@@ -97,5 +94,6 @@ pub fn result(query_id: &str) -> OrchestrationResult {
         tokens_used: BTreeMap::new(),
         cached_state,
         dispatches: vec![],
+        topology: "qa".to_string(),
     }
 }

@@ -3,16 +3,12 @@
 
 use super::{parse_years, UsageError};
 use fathom::config::Config;
-use fathom::index::open::{load_embedder, open_retriever};
-use fathom::orchestrator::backend::{api_key_from_env, ChatBackend};
-use fathom::orchestrator::events::{Command, Event};
-use fathom::orchestrator::followup::ContextItem;
-use fathom::orchestrator::manager::Manager;
-use fathom::orchestrator::runtime;
-use fathom::orchestrator::types::{ManagerState, OrchestrationResult};
+use fathom::orchestrator::api::{
+    sources_block, Command, ContextItem, Engine, Event, ManagerState, OrchestrationResult,
+};
 use fathom::session::{self, redact::secrets_from_env, SessionStore, TurnRecord};
+use fathom::wiring::WiringError;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct AskArgs {
@@ -33,31 +29,30 @@ pub struct AskArgs {
     question: Vec<String>,
 }
 
-/// Builds the Manager over the configured index, with the chat model when `[llm]` names one
-/// (used by `ask`, the app and `eval --qa --answers`).
-pub fn manager(cfg: &Config, quiet: bool) -> anyhow::Result<Arc<Manager>> {
-    let status = load_embedder(cfg);
-    if let (Some(notice), false) = (status.notice(), quiet) {
-        eprintln!("note: {notice}");
-    }
-    let retriever = open_retriever(cfg, status.into_embedder())?;
-    let chat = ChatBackend::from_config(&cfg.llm, api_key_from_env())
-        .map_err(|e| super::UsageError(e.to_string()))?
-        .map(Arc::new);
-    Ok(Arc::new(
-        Manager::new(Arc::new(retriever), cfg.agent.max_reformulations).with_chat(chat),
-    ))
+/// The engine over the configured index, with the chat model when `[llm]` names one (used by
+/// `ask`, the line mode and `eval --qa --answers`). Notices go to stderr unless `quiet`.
+pub fn engine(cfg: &Config, quiet: bool) -> anyhow::Result<Engine> {
+    let mut notice = |n: String| {
+        if !quiet {
+            eprintln!("note: {n}");
+        }
+    };
+    fathom::wiring::engine(cfg, &mut notice).map_err(|e| match e {
+        // A bad `[llm]` section is the user's to fix: exit code 2.
+        WiringError::Chat(e) => super::UsageError(e.to_string()).into(),
+        other => anyhow::Error::new(other),
+    })
 }
 
 /// Asks one question through the orchestrator task; `on_event` sees every event.
 pub async fn ask_once(
-    manager: Arc<Manager>,
+    engine: &Engine,
     question: String,
     years: Vec<i32>,
     on_event: impl FnMut(&Event),
 ) -> anyhow::Result<OrchestrationResult> {
     ask_in_session(
-        manager,
+        engine,
         question,
         years,
         session::new_session_id(),
@@ -69,14 +64,14 @@ pub async fn ask_once(
 
 /// Like [`ask_once`], as a turn of session `session_id` whose earlier turns are `context`.
 pub async fn ask_in_session(
-    manager: Arc<Manager>,
+    engine: &Engine,
     question: String,
     years: Vec<i32>,
     session_id: String,
     context: Vec<ContextItem>,
     mut on_event: impl FnMut(&Event),
 ) -> anyhow::Result<OrchestrationResult> {
-    let mut handle = runtime::spawn(manager);
+    let mut handle = engine.spawn();
     handle.commands.send(Command::Ask {
         query: question,
         requested_years: years,
@@ -108,7 +103,7 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
         )?),
         None => None,
     };
-    let manager = manager(cfg, args.json || args.events)?;
+    let engine = engine(cfg, args.json || args.events)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -137,7 +132,7 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
     // With a session, `finished` is printed only once the turn is saved.
     let defer_finished = store.is_some();
     let result = rt.block_on(ask_in_session(
-        manager,
+        &engine,
         question.clone(),
         years.clone(),
         session_id,
@@ -175,6 +170,9 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else if !events {
         println!("{}", result.answer);
+        if !result.citations.is_empty() {
+            println!("\n{}", sources_block(&result.citations));
+        }
         match result.confidence {
             Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
             None => println!("\n— {}", result.final_reason.as_str()),

@@ -4,7 +4,7 @@
 use fathom::config::Config;
 use fathom::eval::metrics::{median, percentile};
 use fathom::index::open::{load_embedder, open_retriever};
-use fathom::index::retrieve::SearchRequest;
+use fathom::index::{Retriever, SearchMode, SearchRequest};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -49,7 +49,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .collect(),
         None => DEFAULT_QUERIES.iter().map(|s| s.to_string()).collect(),
     };
-    use fathom::index::retrieve::Timings;
+    use fathom::index::Timings;
     let run_all = |times: &mut Vec<f64>, parts: &mut Vec<Timings>| -> anyhow::Result<()> {
         for q in &queries {
             let req = SearchRequest {
@@ -58,7 +58,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 k: cfg.retrieval.k,
             };
             let t = Instant::now();
-            let resp = retriever.search(&req)?;
+            let resp = retriever.search(&req, SearchMode::HybridRerank)?;
             times.push(t.elapsed().as_secs_f64() * 1000.0);
             parts.push(resp.timings);
         }
@@ -98,7 +98,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let out = serde_json::json!({
         "chunks": retriever.store().chunks().len(),
         "dense": retriever.dense_enabled(),
-        "reranker": retriever.reranker_name(),
+        "reranker": retriever.info().reranker,
         "queries": times.len(),
         "query_ms": { "p50": median(&times), "p95": percentile(&times, 0.95), "max": percentile(&times, 1.0) },
         "stage_median_ms": breakdown,

@@ -4,7 +4,7 @@
 use fathom::config::Config;
 use fathom::model::openai::StructuredMode;
 use fathom::model::ChatMessage;
-use fathom::orchestrator::backend::{api_key_from_env, ChatBackend};
+use fathom::orchestrator::chat::{api_key_from_env, client_from_config};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -25,7 +25,7 @@ pub fn run(cfg: &Config, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
             model_dir.display()
         )
     };
-    let Some(backend) = ChatBackend::from_config(&cfg.llm, api_key_from_env())
+    let Some(client) = client_from_config(&cfg.llm, api_key_from_env())
         .map_err(|e| super::UsageError(e.to_string()))?
     else {
         let report = serde_json::json!({
@@ -41,7 +41,7 @@ pub fn run(cfg: &Config, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let base_url = cfg.llm.base_url.clone().unwrap_or_default();
     let (models, structured, latency_ms, ok) = rt.block_on(async {
         let t = Instant::now();
-        let models = backend.client.list_models().await;
+        let models = client.list_models().await;
         let probe_schema = serde_json::json!({
             "type": "object",
             "properties": {"ok": {"type": "boolean"}},
@@ -54,8 +54,7 @@ pub fn run(cfg: &Config, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
                 ChatMessage::user("Are you there?"),
             ]
         };
-        let probe = backend
-            .client
+        let probe = client
             .complete_structured(&messages, "doctor_probe", &probe_schema, 0.0, 16, None)
             .await;
         let latency = t.elapsed().as_millis() as u64;
@@ -70,11 +69,11 @@ pub fn run(cfg: &Config, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
         "embedding_model": embedder,
         "llm": {
             "base_url": base_url,
-            "model": backend.model,
+            "model": client.model(),
             "api_key": if api_key_from_env().is_some() { "set (from the environment)" } else { "not set" },
             "reachable": ok,
             "models": match &models { Ok(m) => serde_json::json!(m), Err(e) => serde_json::json!(format!("error: {e}")) },
-            "model_listed": models.as_ref().map(|m| m.iter().any(|x| x == &backend.model)).unwrap_or(false),
+            "model_listed": models.as_ref().map(|m| m.iter().any(|x| x == client.model())).unwrap_or(false),
             "structured_output": structured,
             "latency_ms": latency_ms,
         }

@@ -6,7 +6,8 @@ use super::UsageError;
 use fathom::config::Config;
 use fathom::eval::{beir, qa};
 use fathom::index::open::{load_embedder, open_retriever};
-use fathom::index::retrieve::SearchMode;
+use fathom::index::Retriever;
+use fathom::index::SearchMode;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -81,7 +82,7 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
             "dataset": dir.display().to_string(),
             "documents": report.documents,
             "chunks": report.chunks,
-            "reranker": retriever.reranker_name(),
+            "reranker": retriever.info().reranker,
             "modes": scores,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -90,7 +91,7 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
             "{} · {} judged queries · reranker {}",
             dir.display(),
             scores.first().map_or(0, |s| s.queries),
-            retriever.reranker_name()
+            retriever.info().reranker
         );
         println!(
             "{:<15} {:>9} {:>11} {:>8} {:>10}",
@@ -124,12 +125,12 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
         report.documents, report.chunks, report.seconds
     );
     if args.answers {
-        let manager = super::ask::manager(&ecfg, true)?;
+        let engine = super::ask::engine(&ecfg, true)?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()?;
-        let scores = rt.block_on(qa::evaluate_answers(&manager, &items));
+        let scores = rt.block_on(qa::evaluate_answers(&engine, &items));
         if args.json {
             println!(
                 "{}",
@@ -181,7 +182,7 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
             "{} · {} questions · reranker {}",
             file.display(),
             items.len(),
-            retriever.reranker_name()
+            retriever.info().reranker
         );
         println!(
             "{:<12} {:>7} {:>7} {:>10}",

@@ -5,10 +5,10 @@
 use super::index::index_corpus;
 use fathom::config::Config;
 use fathom::index::open::load_embedder;
-use fathom::orchestrator::backend::{api_key_from_env, ChatBackend};
+use fathom::orchestrator::api::sources_block;
 use fathom::session::redact::secrets_from_env;
 use fathom::tui::session_io::SessionIo;
-use fathom::tui::startup::{Launch, StartClock};
+use fathom::tui::startup::{Launch, StartClock, StartupView};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,7 +41,7 @@ pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
         report.chunks,
         corpus.display()
     );
-    let manager = super::ask::manager(&cfg, false)?;
+    let engine = super::ask::engine(&cfg, false)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -66,12 +66,15 @@ pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
             break;
         }
         let result = rt.block_on(super::ask::ask_once(
-            manager.clone(),
+            &engine,
             question.to_string(),
             Vec::new(),
             |_| {},
         ))?;
         println!("{}", result.answer);
+        if !result.citations.is_empty() {
+            println!("\n{}", sources_block(&result.citations));
+        }
         match result.confidence {
             Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
             None => println!("\n— {}", result.final_reason.as_str()),
@@ -103,9 +106,7 @@ fn run_tui(
         ),
         None => None,
     };
-    let chat = ChatBackend::from_config(&cfg.llm, api_key_from_env())
-        .map_err(|e| super::UsageError(e.to_string()))?
-        .map(std::sync::Arc::new);
+    let chat = fathom::wiring::chat_backend(&cfg).map_err(|e| super::UsageError(e.to_string()))?;
     let mut sessions = SessionIo::new(&cfg.paths.data_dir, secrets_from_env());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -115,7 +116,7 @@ fn run_tui(
         "starting",
         0,
         Default::default(),
-        fathom::orchestrator::topology::Topology::default_pipeline(),
+        fathom::orchestrator::topology::qa::topology(cfg.agent.max_reformulations).view(),
         fathom::session::new_session_id(),
     );
     if let Some(loaded) = reopened {
@@ -124,7 +125,13 @@ fn run_tui(
             fathom::tui::Action::SessionLoaded(Box::new(loaded)),
         );
     }
-    let launch = Launch::new(cfg, corpus, sample, chat, clock);
+    let launch = Launch {
+        view: StartupView::new(corpus.display().to_string(), sample),
+        clock,
+        job: Box::new(move |report| {
+            fathom::wiring::prepare(&cfg, &corpus, chat, report).map_err(|e| e.to_string())
+        }),
+    };
     let result = rt.block_on(fathom::tui::run_app(&mut app, launch, &mut sessions));
     // A query's blocking work may still be running after a quit: do not wait long for it.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));

@@ -3,7 +3,7 @@
 use super::parse_years;
 use fathom::config::Config;
 use fathom::index::open::{load_embedder, open_retriever};
-use fathom::index::retrieve::{SearchRequest, SearchResponse};
+use fathom::index::{Retriever, SearchMode, SearchRequest, SearchResponse};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -37,7 +37,7 @@ pub fn run(cfg: &Config, args: &SearchArgs) -> anyhow::Result<ExitCode> {
         years: args.years.clone().map(|y| y.0).unwrap_or_default(),
         k,
     };
-    let resp = retriever.search(&req)?;
+    let resp = retriever.search(&req, SearchMode::HybridRerank)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&resp)?);
     } else {

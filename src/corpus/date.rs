@@ -31,41 +31,19 @@ impl Date {
     }
 }
 
-/// English month names, January first.
-pub const MONTH_NAMES: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
+pub use crate::calendar::MONTH_NAMES;
 
 impl Date {
     /// `March 15, 2020`: how people write dates in questions.
     pub fn long_form(&self) -> String {
-        let name = MONTH_NAMES
-            .get(usize::from(self.month.saturating_sub(1)))
-            .copied()
-            .unwrap_or("");
+        let name = crate::calendar::month_name(u32::from(self.month)).unwrap_or("");
         format!("{name} {}, {}", self.day, self.year)
     }
 }
 
 /// Days in a month of the proleptic Gregorian calendar.
 pub fn days_in_month(year: i32, month: u8) -> u8 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
+    crate::calendar::days_in_month(i64::from(year), u32::from(month)) as u8
 }
 
 impl std::fmt::Display for Date {

@@ -5,7 +5,7 @@
 
 use super::metrics::{dedup_documents, mrr_at, ndcg_at, recall_at, Qrels};
 use super::{read_jsonl, EvalError};
-use crate::index::retrieve::{Retriever, SearchMode, SearchRequest};
+use crate::index::{Retriever, SearchMode, SearchRequest};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -164,7 +164,7 @@ const CHUNK_DEPTH: usize = 200;
 
 /// Runs every judged query in every mode. `doc_of` maps an indexed document path to its id.
 pub fn evaluate(
-    retriever: &Retriever,
+    retriever: &dyn Retriever,
     data: &BeirData,
     doc_of: &HashMap<String, String>,
     k: usize,
@@ -185,7 +185,7 @@ pub fn evaluate(
                 k: CHUNK_DEPTH,
             };
             let t = Instant::now();
-            let resp = retriever.search_mode(&req, mode)?;
+            let resp = retriever.search(&req, mode)?;
             ms += t.elapsed().as_secs_f64() * 1000.0;
             let ranked = dedup_documents(resp.hits.iter().map(|h| {
                 doc_of

@@ -4,7 +4,7 @@
 
 use super::metrics::{dedup_documents, median};
 use super::EvalError;
-use crate::index::retrieve::{Retriever, SearchMode, SearchRequest};
+use crate::index::{Retriever, SearchMode, SearchRequest};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
@@ -53,7 +53,7 @@ pub struct QaRetrievalScores {
 
 /// Hit@1 and hit@5 of the cited document, once without a year filter and once with the item's year.
 pub fn evaluate_retrieval(
-    retriever: &Retriever,
+    retriever: &dyn Retriever,
     items: &[QaItem],
 ) -> Result<Vec<QaRetrievalScores>, EvalError> {
     let mut out = Vec::new();
@@ -72,7 +72,7 @@ pub fn evaluate_retrieval(
                 k: 20,
             };
             let t = Instant::now();
-            let resp = retriever.search_mode(&req, SearchMode::HybridRerank)?;
+            let resp = retriever.search(&req, SearchMode::HybridRerank)?;
             times.push(t.elapsed().as_secs_f64() * 1000.0);
             let docs = dedup_documents(resp.hits.iter().map(|h| h.document.clone()));
             let pos = docs.iter().position(|d| is_cited(d, &item.cites));
@@ -144,14 +144,9 @@ pub struct QaAnswerScores {
     pub failures: Vec<String>,
 }
 
-/// The answer without its `Sources:` block.
-fn answer_body(answer: &str) -> &str {
-    answer.split("\n\nSources:").next().unwrap_or(answer)
-}
-
 /// Whether an answer states what the item expects; `None` when the item expects nothing checkable.
 pub fn answer_is_correct(item: &QaItem, answer: &str) -> Option<bool> {
-    let body = answer_body(answer);
+    let body = answer;
     if let Some(bp) = item.change_bp {
         return Some(super::answer_check::first_action(body) == Some(bp));
     }
@@ -163,10 +158,10 @@ pub fn answer_is_correct(item: &QaItem, answer: &str) -> Option<bool> {
 
 /// Runs the whole pipeline on every item and checks citations and answers.
 pub async fn evaluate_answers(
-    manager: &crate::orchestrator::manager::Manager,
+    engine: &crate::orchestrator::api::Engine,
     items: &[QaItem],
 ) -> QaAnswerScores {
-    use crate::orchestrator::manager::AskRequest;
+    use crate::orchestrator::driver::AskRequest;
     let (mut cited, mut correct, mut checkable) = (0usize, 0usize, 0usize);
     let mut times = Vec::with_capacity(items.len());
     let mut failures = Vec::new();
@@ -174,7 +169,6 @@ pub async fn evaluate_answers(
     let (mut relevances, mut confidences) = (Vec::new(), Vec::new());
     for (i, item) in items.iter().enumerate() {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
         let req = AskRequest {
             query: item.question.clone(),
             requested_years: Vec::new(),
@@ -183,7 +177,7 @@ pub async fn evaluate_answers(
             context: Vec::new(),
         };
         let t = Instant::now();
-        let result = manager.run(req, cancel_rx, &tx).await;
+        let result = engine.ask(req, &tx).await;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         *reasons
             .entry(result.final_reason.as_str().to_string())
@@ -214,7 +208,8 @@ pub async fn evaluate_answers(
             correct += usize::from(ok);
         }
         if !has_cite || ok == Some(false) {
-            let first = answer_body(&result.answer)
+            let first = result
+                .answer
                 .replace('\n', " ")
                 .chars()
                 .take(160)

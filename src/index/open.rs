@@ -3,9 +3,10 @@
 
 use super::cross_encoder::CrossEncoder;
 use super::embed::{EmbedError, EmbedOptions, Embedder};
+use super::embedded::EmbeddedRetriever;
 use super::error::IndexError;
 use super::rerank::Reranker;
-use super::retrieve::{RetrievalSettings, Retriever};
+use super::retriever::RetrievalSettings;
 use super::store::IndexStore;
 use crate::config::Config;
 use crate::corpus::ChunkOptions;
@@ -103,10 +104,13 @@ pub fn chunk_options(cfg: &Config) -> ChunkOptions {
 }
 
 /// Opens the index in the data dir and puts a retriever on it.
-pub fn open_retriever(cfg: &Config, embedder: Option<Embedder>) -> Result<Retriever, IndexError> {
+pub fn open_retriever(
+    cfg: &Config,
+    embedder: Option<Embedder>,
+) -> Result<EmbeddedRetriever, IndexError> {
     let store = IndexStore::open(&index_dir(&cfg.paths.data_dir))?;
     let reranker = load_reranker(cfg)?;
-    Ok(Retriever::new(
+    Ok(EmbeddedRetriever::new(
         store,
         embedder,
         reranker,

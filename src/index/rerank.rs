@@ -1,5 +1,5 @@
-//! Reranking fused candidates: a cross-encoder when one is installed, else the dense cosine of
-//! the full chunk, else the fusion order; scores are min-max normalised, then a small recency
+//! Reranking fused candidates: a cross-encoder when one is installed, else a blend of the dense
+//! cosine and the BM25 score of each chunk, else the fusion order; scores are min-max normalised, then a small recency
 //! boost favours the most recent years of the corpus.
 
 use super::cross_encoder::CrossEncoder;
@@ -9,8 +9,6 @@ use super::store::IndexStore;
 /// How candidates are re-scored.
 pub enum Reranker {
     CrossEncoder(Box<CrossEncoder>),
-    /// Cosine of the query vector and each chunk's stored vector.
-    DenseCosine,
     /// The default without a cross-encoder: a convex combination of the min-max normalised
     /// dense cosine and BM25 score of every candidate, `w·cos′ + (1 − w)·bm25′` (a candidate
     /// BM25 did not retrieve counts as BM25's minimum). Cosine alone repeats the dense
@@ -42,13 +40,12 @@ impl Reranker {
     pub fn name(&self) -> String {
         match self {
             Reranker::CrossEncoder(ce) => format!("cross-encoder:{}", ce.name()),
-            Reranker::DenseCosine => "dense-cosine".to_string(),
             Reranker::DenseBm25 { dense_weight } => format!("dense-bm25-blend({dense_weight})"),
             Reranker::FusionOrder => "fusion-order".to_string(),
         }
     }
 
-    /// Raw relevance scores, one per candidate, in the candidates' order. Dense cosine needs a
+    /// Raw relevance scores, one per candidate, in the candidates' order. The blend needs a
     /// query vector and stored vectors; without them it degrades to the fusion scores.
     pub fn score(
         &self,
@@ -73,10 +70,6 @@ impl Reranker {
                 let bm25: Vec<Option<f32>> = candidates.iter().map(|c| c.sparse_score).collect();
                 Ok(blend(&cos, &bm25, *dense_weight))
             }
-            (Reranker::DenseCosine, Some(q), Some(vectors)) => Ok(candidates
-                .iter()
-                .map(|c| super::dense::dot(vectors.row(c.row), q))
-                .collect()),
             _ => Ok(candidates.iter().map(|c| c.fused_score).collect()),
         }
     }

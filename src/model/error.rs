@@ -153,10 +153,11 @@ pub fn parse_http_date(value: &str) -> Option<SystemTime> {
     if *zone != "GMT" || day.len() != 2 || year.len() != 4 {
         return None;
     }
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month = MONTHS.iter().position(|m| m == month)? as u32 + 1;
+    // IMF-fixdate months are exactly three letters, capitalised.
+    let month = match month.len() == 3 && month.starts_with(|c: char| c.is_ascii_uppercase()) {
+        true => month_from_name(month)?,
+        false => return None,
+    };
     let day: u32 = digits(day)?;
     let year: i64 = digits::<i64>(year)?;
     let hms: Vec<&str> = time.split(':').collect();
@@ -180,37 +181,13 @@ pub fn parse_http_date(value: &str) -> Option<SystemTime> {
     }
 }
 
+use crate::calendar::{days_from_civil, days_in_month, month_from_name};
+
 fn digits<T: std::str::FromStr>(s: &str) -> Option<T> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     s.parse().ok()
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date, counted in 400-year eras (146 097 days
-/// each) so no table of month lengths is needed.
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = month as i64;
-    // Day of the year counted from 1 March, so the leap day falls at the end.
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Model backends: the shared message and error vocabulary, the OpenAI-compatible HTTP client,
-//! and (in the orchestrator) the offline stages that stand in when no model is configured.
+//! Model backends: the [`chat::ChatModel`] seam, the shared message and error vocabulary, and the
+//! OpenAI-compatible HTTP client.
 
+pub mod chat;
 pub mod error;
 pub mod openai;
 pub mod sse;
@@ -51,19 +52,4 @@ impl TokenUsage {
     }
 }
 
-/// How an error counts for the error policy and the circuit breaker (ARCHITECTURE §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorClass {
-    /// Worth noting; the stage's result stands.
-    Warning,
-    /// Likely to pass on its own (5xx, 429, a cut stream): retry; weighs 0.5 on the breaker.
-    Transient,
-    /// The call failed but another try or the fallback can recover (refused connection,
-    /// malformed output): retry, then fall back; weighs 1.
-    Recoverable,
-    /// No answer within the dispatch timeout: fall back; weighs 0.5.
-    Timeout,
-    /// The backend cannot serve us at all (bad key, unknown model): weighs 1.
-    Critical,
-}
+pub use crate::resilience::ErrorClass;

@@ -91,6 +91,16 @@ impl RetrievalConfidence {
             RetrievalConfidence::Insufficient
         }
     }
+
+    /// 0 (insufficient) to 3 (high): the `retrieval_level` routing fact.
+    pub fn level(self) -> f64 {
+        match self {
+            RetrievalConfidence::Insufficient => 0.0,
+            RetrievalConfidence::Low => 1.0,
+            RetrievalConfidence::Medium => 2.0,
+            RetrievalConfidence::High => 3.0,
+        }
+    }
 }
 
 /// Scores are reported and compared with two decimals.

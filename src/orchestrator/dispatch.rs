@@ -2,8 +2,7 @@
 //! of ARCHITECTURE §4 so a trace can never claim the impossible (a completed stage without a
 //! result, a failure without errors, time running backwards).
 
-use super::topology::StageId;
-use rand::Rng;
+use super::topology::NodeId;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -13,6 +12,16 @@ pub enum DispatchStatus {
     Failed,
     Timeout,
     Cancelled,
+}
+
+/// How urgent a dispatch is, from the routing rule that chose it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+    Critical,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,12 +36,17 @@ pub struct DispatchRequest {
     pub dispatch_id: String,
     pub session_id: String,
     pub query_id: String,
-    pub target: StageId,
+    pub target: NodeId,
+    /// The routing rule that chose the target (`rule retrieval_sufficient: evaluate → synthesize`).
     pub reason: String,
-    pub priority: u8,
+    pub priority: Priority,
     pub execution_mode: ExecutionMode,
     pub depends_on: Vec<String>,
+    /// The timeout the driver enforced: the stage's, or less when the query's deadline was
+    /// nearer.
     pub timeout_ms: u64,
+    /// Model tokens the dispatch may spend: what is left of the query's token budget, 0 for an
+    /// offline stage.
     pub max_cost: f64,
 }
 
@@ -58,8 +72,8 @@ pub enum DispatchError {
     BadId(String),
     #[error("timeout must be positive")]
     NonPositiveTimeout,
-    #[error("max_cost must be positive")]
-    NonPositiveCost,
+    #[error("max_cost must be zero or more")]
+    NegativeCost,
     #[error("a completed dispatch needs a result")]
     CompletedWithoutResult,
     #[error("a failed dispatch needs at least one error")]
@@ -70,23 +84,18 @@ pub enum DispatchError {
     NegativeDuration,
     #[error("response {got} does not answer request {expected}")]
     IdMismatch { expected: String, got: String },
+    #[error("dispatch {dispatch} depends on {missing}, which is not an earlier dispatch")]
+    UnknownDependency { dispatch: String, missing: String },
+    #[error("the dispatch reason is empty")]
+    NoReason,
 }
 
 pub fn new_dispatch_id() -> String {
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    let tail: String = (0..16)
-        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-        .collect();
-    format!("disp_{tail}")
+    crate::ids::random_id("disp_")
 }
 
 pub fn is_dispatch_id(id: &str) -> bool {
-    id.strip_prefix("disp_").is_some_and(|t| {
-        t.len() == 16
-            && t.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    })
+    crate::ids::is_random_id(id, "disp_")
 }
 
 impl DispatchRequest {
@@ -97,8 +106,11 @@ impl DispatchRequest {
         if self.timeout_ms == 0 {
             return Err(DispatchError::NonPositiveTimeout);
         }
-        if self.max_cost.is_nan() || self.max_cost <= 0.0 {
-            return Err(DispatchError::NonPositiveCost);
+        if self.max_cost.is_nan() || self.max_cost < 0.0 {
+            return Err(DispatchError::NegativeCost);
+        }
+        if self.reason.trim().is_empty() {
+            return Err(DispatchError::NoReason);
         }
         Ok(())
     }
@@ -146,6 +158,35 @@ pub struct DispatchRecord {
     pub response: DispatchResponse,
 }
 
+impl DispatchRecord {
+    pub fn validate(&self) -> Result<(), DispatchError> {
+        self.request.validate()?;
+        self.response.validate_for(&self.request)
+    }
+}
+
+/// Validates a query's whole trace: every record, and every dependency naming an earlier
+/// dispatch of the same trace. Run on every query and on every session loaded from disk.
+pub fn validate_trace(records: &[DispatchRecord]) -> Result<(), DispatchError> {
+    let mut seen: Vec<&str> = Vec::with_capacity(records.len());
+    for r in records {
+        r.validate()?;
+        if let Some(missing) = r
+            .request
+            .depends_on
+            .iter()
+            .find(|d| !seen.contains(&d.as_str()))
+        {
+            return Err(DispatchError::UnknownDependency {
+                dispatch: r.request.dispatch_id.clone(),
+                missing: missing.clone(),
+            });
+        }
+        seen.push(&r.request.dispatch_id);
+    }
+    Ok(())
+}
+
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -162,9 +203,9 @@ mod tests {
             dispatch_id: new_dispatch_id(),
             session_id: "s".into(),
             query_id: "q".into(),
-            target: StageId::Plan,
+            target: NodeId::new("plan"),
             reason: "test".into(),
-            priority: 1,
+            priority: Priority::High,
             execution_mode: ExecutionMode::Sequential,
             depends_on: vec![],
             timeout_ms: 1000,
@@ -216,7 +257,8 @@ mod tests {
                 ..request()
             }
             .validate(),
-            Err(DispatchError::NonPositiveCost)
+            Ok(()),
+            "an offline stage may spend no tokens"
         );
         assert_eq!(
             DispatchRequest {
@@ -224,7 +266,7 @@ mod tests {
                 ..request()
             }
             .validate(),
-            Err(DispatchError::NonPositiveCost)
+            Err(DispatchError::NegativeCost)
         );
         assert!(matches!(
             DispatchRequest {
@@ -234,6 +276,38 @@ mod tests {
             .validate(),
             Err(DispatchError::BadId(_))
         ));
+        assert_eq!(
+            DispatchRequest {
+                reason: " ".into(),
+                ..request()
+            }
+            .validate(),
+            Err(DispatchError::NoReason)
+        );
+    }
+
+    #[test]
+    fn a_trace_depends_only_on_earlier_dispatches() {
+        let first = request();
+        let second = DispatchRequest {
+            depends_on: vec![first.dispatch_id.clone()],
+            ..request()
+        };
+        let rec = |r: &DispatchRequest| DispatchRecord {
+            request: r.clone(),
+            response: response(r),
+        };
+        assert_eq!(validate_trace(&[rec(&first), rec(&second)]), Ok(()));
+        assert!(matches!(
+            validate_trace(&[rec(&second), rec(&first)]),
+            Err(DispatchError::UnknownDependency { .. })
+        ));
+        let mut broken = rec(&first);
+        broken.response.completed_at = 0;
+        assert_eq!(
+            validate_trace(&[broken]),
+            Err(DispatchError::CompletedBeforeStart)
+        );
     }
 
     #[test]

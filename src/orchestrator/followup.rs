@@ -43,28 +43,10 @@ impl ContextItem {
     }
 }
 
-/// The answer's first words: no `Sources:` block, no `[n]` markers, one line, at most
-/// [`GIST_CHARS`] characters cut at a word boundary.
+/// The answer's first words: no `[n]` markers (they point at citations the gist does not
+/// carry), one line, at most [`GIST_CHARS`] characters cut at a word boundary.
 fn gist(answer: &str) -> String {
-    let body = answer.split("\nSources:").next().unwrap_or(answer);
-    let mut text = String::with_capacity(body.len());
-    let mut rest = body;
-    // Drop `[n]` markers: they point into a Sources block the gist does not carry.
-    while let Some(open) = rest.find('[') {
-        let after = &rest[open + 1..];
-        match after.find(']') {
-            Some(close) if close > 0 && after[..close].bytes().all(|b| b.is_ascii_digit()) => {
-                // The marker sits before the punctuation with a space: drop that space too.
-                text.push_str(rest[..open].trim_end());
-                rest = &after[close + 1..];
-            }
-            _ => {
-                text.push_str(&rest[..=open]);
-                rest = after;
-            }
-        }
-    }
-    text.push_str(rest);
+    let text = crate::orchestrator::citations::without_markers(answer);
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out = String::new();
     for w in words {
@@ -284,15 +266,9 @@ fn trim_end_punct(s: &str) -> &str {
 
 /// A date range in words, with its preposition.
 fn hints_phrase(h: &MetadataHints) -> String {
-    const MONTH: [&str; 12] = crate::corpus::date::MONTH_NAMES;
     let (s, e) = (h.date_start, h.date_end);
     let whole_years = s.month == 1 && s.day == 1 && e.month == 12 && e.day == 31;
-    let month_name = |m: u8| {
-        MONTH
-            .get(usize::from(m.saturating_sub(1)))
-            .copied()
-            .unwrap_or("")
-    };
+    let month_name = |m: u8| crate::calendar::month_name(u32::from(m)).unwrap_or("");
     if whole_years && s.year == e.year {
         format!("in {}", s.year)
     } else if whole_years {
@@ -634,8 +610,8 @@ mod tests {
     }
 
     #[test]
-    fn gists_drop_markers_and_sources() {
-        let g = gist("The rate was cut to 0 to 1/4 percent [1][2]. It stayed there [3].\n\nSources:\n[1] a.md, 2020-03-15, §x (chunk c1)");
+    fn gists_drop_markers() {
+        let g = gist("The rate was cut to 0 to 1/4 percent [1][2]. It stayed there [3].");
         assert_eq!(g, "The rate was cut to 0 to 1/4 percent. It stayed there.");
         let long = "word ".repeat(100);
         let g = gist(&long);

@@ -1,7 +1,13 @@
-//! The orchestrator as a tokio task: commands in, events out, one query at a time.
+//! The orchestrator as a tokio task: commands in, events out, one query at a time. A panic in a
+//! query becomes a failed query with a message, never a silent hang.
 
-use super::events::{Command, Event};
-use super::manager::{AskRequest, Manager};
+use super::api::{Command, EngineInfo, Event};
+use super::band::FinalReason;
+use super::driver::{panic_payload, AskRequest, Driver};
+use super::types::{ManagerState, OrchestrationResult, RetrieveSummary};
+use crate::index::YearMode;
+use futures_util::FutureExt;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
@@ -11,8 +17,102 @@ pub struct OrchestratorHandle {
     pub task: tokio::task::JoinHandle<()>,
 }
 
-/// Starts the orchestrator task on the current tokio runtime.
-pub fn spawn(manager: Arc<Manager>) -> OrchestratorHandle {
+/// A ready orchestrator: what the UI and the CLI start queries on.
+#[derive(Clone)]
+pub struct Engine {
+    driver: Arc<Driver>,
+    info: EngineInfo,
+}
+
+impl Engine {
+    pub fn new(driver: Arc<Driver>, backend: String) -> Engine {
+        let r = driver.retriever().info();
+        let info = EngineInfo {
+            backend,
+            documents: r.documents,
+            chunks: r.chunks,
+            years: driver.retriever().years(),
+            dense: r.dense,
+            topology: driver.topology().view(),
+        };
+        Engine { driver, info }
+    }
+
+    pub fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    pub fn driver(&self) -> &Arc<Driver> {
+        &self.driver
+    }
+
+    /// Starts the orchestrator task on the current tokio runtime.
+    pub fn spawn(&self) -> OrchestratorHandle {
+        spawn(Arc::clone(&self.driver))
+    }
+
+    /// Runs one query to its end on the current runtime, with no canceller.
+    pub async fn ask(
+        &self,
+        req: AskRequest,
+        events: &mpsc::UnboundedSender<Event>,
+    ) -> OrchestrationResult {
+        let (_keep, cancel) = watch::channel(false);
+        run_guarded(&self.driver, req, cancel, events).await
+    }
+}
+
+/// Runs a query; a panic anywhere in it ends the query as failed, with the panic's message.
+async fn run_guarded(
+    driver: &Driver,
+    req: AskRequest,
+    cancel: watch::Receiver<bool>,
+    events: &mpsc::UnboundedSender<Event>,
+) -> OrchestrationResult {
+    let ids = (req.session_id.clone(), req.query_id.clone());
+    let years = req.requested_years.clone();
+    match AssertUnwindSafe(driver.run(req, cancel, events))
+        .catch_unwind()
+        .await
+    {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = panic_payload(payload.as_ref());
+            tracing::error!(%message, "a query panicked");
+            let result = OrchestrationResult {
+                session_id: ids.0,
+                query_id: ids.1,
+                state: ManagerState::Fail,
+                final_reason: FinalReason::Error,
+                confidence: None,
+                retrieval_confidence: None,
+                answer: format!("The query failed on an internal error ({message}); the details are in the log."),
+                citations: Vec::new(),
+                applicability_note: None,
+                uncertainty_note: None,
+                plan: None,
+                retrieve: RetrieveSummary {
+                    year_mode: if years.is_empty() { YearMode::None } else { YearMode::Explicit },
+                    requested_years: years,
+                    recent_year_window: driver.retriever().recency().window_years(),
+                },
+                stages: Vec::new(),
+                breakers: driver.breakers(),
+                tokens_used: Default::default(),
+                cached_state: Default::default(),
+                dispatches: Vec::new(),
+                topology: driver.topology().name.to_string(),
+            };
+            let _ = events.send(Event::Finished {
+                result: Box::new(result.clone()),
+            });
+            result
+        }
+    }
+}
+
+/// Starts the orchestrator task for `driver` on the current tokio runtime.
+pub fn spawn(driver: Arc<Driver>) -> OrchestratorHandle {
     let (cmd_tx, mut cmd_rx) = mpsc::unbounded_channel::<Command>();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel::<Event>();
     let task = tokio::spawn(async move {
@@ -41,7 +141,7 @@ pub fn spawn(manager: Arc<Manager>) -> OrchestratorHandle {
                         &super::dispatch::new_dispatch_id()[5..13]
                     );
                     let (cancel_tx, cancel_rx) = watch::channel(false);
-                    let m = Arc::clone(&manager);
+                    let d = Arc::clone(&driver);
                     let tx = ev_tx.clone();
                     let req = AskRequest {
                         query,
@@ -51,7 +151,7 @@ pub fn spawn(manager: Arc<Manager>) -> OrchestratorHandle {
                         context,
                     };
                     let h = tokio::spawn(async move {
-                        m.run(req, cancel_rx, &tx).await;
+                        run_guarded(&d, req, cancel_rx, &tx).await;
                     });
                     running = Some((h, cancel_tx));
                 }
@@ -59,6 +159,10 @@ pub fn spawn(manager: Arc<Manager>) -> OrchestratorHandle {
                     if let Some((_, cancel)) = &running {
                         let _ = cancel.send(true);
                     }
+                }
+                Command::Passage { chunk_id } => {
+                    let passage = driver.retriever().passage(&chunk_id).map(Box::new);
+                    let _ = ev_tx.send(Event::Passage { chunk_id, passage });
                 }
                 Command::Shutdown => break,
             }

@@ -1,99 +1,114 @@
-//! The state of one query as it moves through the stages.
+//! The state of one query. Three parts with different owners:
+//!
+//! - [`QueryInput`]: what was asked (ids, question, years, conversation). Set once, read-only
+//!   for every stage.
+//! - [`Work`]: what the stages produce for each other, grouped by concern. A stage gets `&mut
+//!   Work` and nothing else mutable.
+//! - the trace (stage traces, dispatch records, tokens, `cached_state`): written by the driver
+//!   alone, from what each stage returns, so no stage can forge another's record.
 
+use super::band::FinalReason;
 use super::band::RetrievalConfidence;
-use super::dispatch::DispatchRecord;
-use super::topology::RouteState;
-use super::types::{Citation, ExecutionPlan, GuardrailsViolationError, StageTrace};
-use crate::index::retrieve::{Candidates, Hit};
-use std::collections::BTreeMap;
+use super::followup::Resolution;
+use super::types::{Citation, ExecutionPlan, GuardrailsViolationError, ManagerState};
+use crate::index::{Candidates, Hit};
 
-pub const MAX_REFORMULATIONS: u8 = 2;
-
-#[derive(Debug, Clone, Default)]
-pub struct QueryState {
+/// What was asked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryInput {
     pub session_id: String,
     pub query_id: String,
     pub query: String,
     pub requested_years: Vec<i32>,
-    pub plan: Option<ExecutionPlan>,
     /// How the question reads in the conversation (a follow-up rewritten as a standalone one).
-    pub followup: Option<super::followup::Resolution>,
-    pub guardrail: Option<GuardrailsViolationError>,
-    /// The current search text: the reformulated query if any, else the plan's revised query.
+    pub followup: Option<Resolution>,
+    /// One line per earlier turn, for the model-backed stages.
+    pub chat_context: Vec<String>,
+}
+
+/// Retrieval's progress: queries, candidates, ranked hits and their relevance.
+#[derive(Debug, Clone, Default)]
+pub struct RetrievalWork {
+    /// The reformulated search text, once reformulation ran.
     pub reformulated_query: Option<String>,
     pub queries_tried: Vec<String>,
+    /// The vector of the text last searched with.
     pub query_vec: Option<Vec<f32>>,
     pub candidates: Candidates,
     /// Retrieved and reranked chunks, best first.
-    pub retrieved_chunks: Vec<Hit>,
-    /// Calibrated relevance of each retrieved chunk (same order).
+    pub hits: Vec<Hit>,
+    /// Calibrated relevance of each hit (same order).
     pub relevance: Vec<f64>,
-    pub retrieval_confidence: Option<RetrievalConfidence>,
+    pub confidence: Option<RetrievalConfidence>,
     pub mean_relevance: Option<f64>,
     pub reformulation_attempts: u8,
-    pub max_reformulations: u8,
-    pub answer: String,
-    /// The answer's sentences, each with its citation's date and section in front, and the
-    /// citation numbers it carries (for reflection).
-    pub answer_sentences: Vec<(String, Vec<usize>)>,
-    /// Embeddings of `answer_sentences` (empty without a model).
-    pub answer_vectors: Vec<Vec<f32>>,
+}
+
+/// One sentence of the answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnswerSentence {
+    /// As it stands in the answer, with its markers.
+    pub display: String,
+    /// As the reader takes it with its citation: the passage's date and section in front, no
+    /// markers (what reflection scores).
+    pub text: String,
+    pub citations: Vec<usize>,
+}
+
+/// The answer and its citations.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerWork {
+    /// The answer text with `[n]` markers (no Sources block: citations are data).
+    pub text: String,
+    pub sentences: Vec<AnswerSentence>,
+    /// Embeddings of `sentences` (empty without a model).
+    pub vectors: Vec<Vec<f32>>,
     pub citations: Vec<Citation>,
     pub invalid_citations: Vec<String>,
+}
+
+/// Reflection's judgement of the answer.
+#[derive(Debug, Clone, Default)]
+pub struct ReflectionWork {
     pub support_original: Option<f64>,
     pub support_revised: Option<f64>,
     pub confidence: Option<f64>,
     pub applicability_note: Option<String>,
     pub uncertainty_note: Option<String>,
-    pub stages: Vec<StageTrace>,
-    pub dispatches: Vec<DispatchRecord>,
-    /// Model tokens per stage id.
-    pub tokens_used: BTreeMap<String, u64>,
-    pub cached_state: BTreeMap<String, serde_json::Value>,
 }
 
-impl QueryState {
-    pub fn new(session_id: &str, query_id: &str, query: &str, requested_years: Vec<i32>) -> Self {
-        let mut cached_state = BTreeMap::new();
-        cached_state.insert(
-            "session_id".to_string(),
-            serde_json::Value::String(session_id.to_string()),
-        );
-        QueryState {
-            session_id: session_id.to_string(),
-            query_id: query_id.to_string(),
-            query: query.to_string(),
-            requested_years,
-            max_reformulations: MAX_REFORMULATIONS,
-            cached_state,
-            ..QueryState::default()
-        }
-    }
+/// How the query ends, decided by the terminal stage (or, in a topology without one, by
+/// [`super::verdict::decide`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub state: ManagerState,
+    pub reason: FinalReason,
+}
 
-    /// The text retrieval searches with now.
-    pub fn search_text(&self) -> String {
-        self.reformulated_query
+/// What stages produce for each other.
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    pub guardrail: Option<GuardrailsViolationError>,
+    pub plan: Option<ExecutionPlan>,
+    pub retrieval: RetrievalWork,
+    pub answer: AnswerWork,
+    pub reflection: ReflectionWork,
+    pub verdict: Option<Verdict>,
+}
+
+impl Work {
+    /// The text retrieval searches with now: the reformulated query if any, else the plan's
+    /// revised query, else the question.
+    pub fn search_text(&self, input: &QueryInput) -> String {
+        self.retrieval
+            .reformulated_query
             .clone()
             .or_else(|| self.plan.as_ref().map(|p| p.revised_query.clone()))
-            .unwrap_or_else(|| self.query.clone())
+            .unwrap_or_else(|| input.query.clone())
     }
 
-    pub fn route(&self) -> RouteState {
-        RouteState {
-            guardrail_blocked: self.guardrail.is_some(),
-            incoherent: self
-                .plan
-                .as_ref()
-                .is_some_and(|p| p.coherence == super::types::Coherence::Incoherent),
-            needs_retrieval: self.plan.as_ref().is_none_or(|p| p.needs_retrieval),
-            retrieval: self.retrieval_confidence,
-            reformulation_attempts: self.reformulation_attempts,
-            max_reformulations: self.max_reformulations.min(MAX_REFORMULATIONS),
-        }
-    }
-
-    /// The loop pass the next retrieval belongs to.
-    pub fn loop_index(&self) -> u8 {
-        self.reformulation_attempts
+    /// The date range the plan read from the question.
+    pub fn date_hint(&self) -> Option<crate::query::MetadataHints> {
+        self.plan.as_ref().and_then(|p| p.metadata_hints)
     }
 }

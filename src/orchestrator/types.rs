@@ -2,9 +2,9 @@
 
 use super::band::{FinalReason, RetrievalConfidence};
 use super::dispatch::DispatchRecord;
-use super::topology::StageId;
+use super::topology::NodeId;
 use crate::corpus::Date;
-use crate::index::retrieve::YearMode;
+use crate::index::YearMode;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -64,28 +64,31 @@ pub struct Citation {
     pub score: f64,
 }
 
+/// How a query ended (a running query has no state yet: it is `execute_plan` until it ends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ManagerState {
-    ExecutePlan,
     Success,
     Fail,
 }
 
+/// How one run of one stage ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StageStatus {
     Done,
-    Skipped,
     Failed,
+    /// The model half could not do it; the offline half did.
     FellBack,
+    /// The stage's timeout passed; the error policy decided what followed.
+    TimedOut,
     Cancelled,
 }
 
 /// One run of one stage (a stage may run more than once in the reformulation loop).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageTrace {
-    pub id: StageId,
+    pub id: NodeId,
     pub status: StageStatus,
     pub ms: f64,
     /// Why a fallback was used, if one was.
@@ -99,7 +102,7 @@ pub struct StageTrace {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[error("{stage} blocked the query: {reason}")]
 pub struct GuardrailsViolationError {
-    pub stage: StageId,
+    pub stage: NodeId,
     pub reason: String,
     pub safe_reply: String,
 }
@@ -128,6 +131,8 @@ pub struct OrchestrationResult {
     pub final_reason: FinalReason,
     pub confidence: Option<f64>,
     pub retrieval_confidence: Option<RetrievalConfidence>,
+    /// The answer with its `[n]` markers and band note; no Sources block (the citations are
+    /// data, rendered by whoever shows the answer).
     pub answer: String,
     pub citations: Vec<Citation>,
     pub applicability_note: Option<String>,
@@ -137,11 +142,18 @@ pub struct OrchestrationResult {
     pub stages: Vec<StageTrace>,
     /// Each backend's circuit breaker when the query ended (empty offline).
     #[serde(default)]
-    pub breakers: Vec<super::breaker::BreakerSnapshot>,
+    pub breakers: Vec<crate::resilience::breaker::BreakerSnapshot>,
     /// Tokens the model calls of this query used, per stage (empty offline).
     #[serde(default)]
     pub tokens_used: std::collections::BTreeMap<String, u64>,
     /// Stage id → that stage's documented slice, plus `session_id`.
     pub cached_state: BTreeMap<String, serde_json::Value>,
     pub dispatches: Vec<DispatchRecord>,
+    /// The topology that ran (older results: `qa`).
+    #[serde(default = "default_topology")]
+    pub topology: String,
+}
+
+fn default_topology() -> String {
+    "qa".to_string()
 }

@@ -1,7 +1,7 @@
 //! A session as a document: Markdown to read or share, JSON to process.
 
 use super::{LoadedSession, TurnRecord};
-use crate::orchestrator::stages::synthesize::sources_block;
+use crate::orchestrator::api::sources_block;
 use std::fmt::Write;
 
 /// The session as Markdown: a title with its date, then per turn the question, the years, the
@@ -43,11 +43,9 @@ fn turn_markdown(turn: &TurnRecord) -> String {
         let years: Vec<String> = turn.requested_years.iter().map(i32::to_string).collect();
         let _ = writeln!(out, "Years: {}\n", years.join(", "));
     }
-    let answer = r.answer.trim_end();
-    out.push_str(answer);
+    out.push_str(r.answer.trim_end());
     out.push('\n');
-    // The pipeline's answers end with their Sources block; older or partial ones may not.
-    if !has_sources(answer) && !r.citations.is_empty() {
+    if !r.citations.is_empty() {
         out.push('\n');
         out.push_str(&sources_block(&r.citations));
         out.push('\n');
@@ -58,10 +56,6 @@ fn turn_markdown(turn: &TurnRecord) -> String {
         None => writeln!(out, "\n*{reason}*"),
     };
     out
-}
-
-fn has_sources(answer: &str) -> bool {
-    answer.starts_with("Sources:") || answer.contains("\nSources:")
 }
 
 /// Newlines would break a heading or a list item.

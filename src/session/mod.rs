@@ -13,7 +13,7 @@ pub mod store;
 
 pub use store::{list, load, session_path, sessions_dir, SessionStore};
 
-use crate::orchestrator::types::OrchestrationResult;
+use crate::orchestrator::api::{validate_trace, OrchestrationResult};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -34,6 +34,32 @@ pub struct TurnRecord {
     pub finished_at: String,
     /// Everything the answer produced, its breaker states (`result.breakers`) included.
     pub result: OrchestrationResult,
+}
+
+impl TurnRecord {
+    /// Brings a turn written by an older fathom to today's shape: answers written before
+    /// citations were data carried their `Sources:` block in the answer text; it is cut off,
+    /// since the citations themselves were recorded beside it.
+    pub fn upgrade(&mut self) {
+        let r = &mut self.result;
+        if r.citations.is_empty() {
+            return;
+        }
+        if let Some(at) = r.answer.find("\n\nSources:\n[") {
+            r.answer.truncate(at);
+        }
+    }
+
+    /// Checks what the record claims: its dispatch records (ARCHITECTURE §4). A turn that fails
+    /// is still shown, with the problem reported as damage.
+    pub fn check(&self) -> Result<(), String> {
+        validate_trace(&self.result.dispatches).map_err(|e| {
+            format!(
+                "turn {}: its dispatch records are invalid ({e}); shown as recorded",
+                self.index + 1
+            )
+        })
+    }
 }
 
 /// A line of a session file that could not be read as a header or a turn.
@@ -109,18 +135,12 @@ impl SessionError {
 /// True for `sess_` followed by exactly 16 lowercase ASCII letters or digits. Anything else is
 /// rejected before it becomes part of a path, so an id can never escape the sessions folder.
 pub fn is_session_id(id: &str) -> bool {
-    id.strip_prefix("sess_").is_some_and(|t| {
-        t.len() == 16
-            && t.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    })
+    crate::ids::is_random_id(id, "sess_")
 }
 
 /// A fresh random session id.
 pub fn new_session_id() -> String {
-    let disp = crate::orchestrator::dispatch::new_dispatch_id();
-    // Same alphabet and length as dispatch ids; only the prefix differs.
-    format!("sess_{}", disp.trim_start_matches("disp_"))
+    crate::ids::random_id("sess_")
 }
 
 /// Now as RFC 3339 UTC with milliseconds.
@@ -135,7 +155,7 @@ pub fn rfc3339_utc(t: SystemTime) -> String {
     let secs = d.as_secs();
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
-    let (y, m, day) = civil_from_days(days);
+    let (y, m, day) = crate::calendar::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
         rem / 3600,
@@ -143,21 +163,6 @@ pub fn rfc3339_utc(t: SystemTime) -> String {
         rem % 60,
         d.subsec_millis()
     )
-}
-
-/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar. Works in
-/// 400-year eras (146 097 days each), years counted from March so the leap day comes last.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468; // shift the epoch to 0000-03-01
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // day of era, 0..=146096
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // year of era, 0..=399
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of the March-based year
-    let mp = (5 * doy + 2) / 153; // March = 0
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

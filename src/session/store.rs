@@ -256,7 +256,13 @@ fn parse(session_id: &str, bytes: &[u8]) -> LoadedSession {
                 }
                 session.created_at = Some(h.created_at);
             }
-            Ok(Line::Turn(t)) => session.turns.push(*t),
+            Ok(Line::Turn(mut t)) => {
+                t.upgrade();
+                if let Err(e) = t.check() {
+                    problems.push(e);
+                }
+                session.turns.push(*t)
+            }
             Err(reason) => problems.push(reason),
         }
         if line_no == 1 && !header_seen {

@@ -1,6 +1,6 @@
 //! Semantic actions and the effects `update` asks the caller to perform.
 
-use crate::orchestrator::events::{Command, Event};
+use crate::orchestrator::api::{Command, Event};
 use crate::session::{LoadedSession, SessionSummary};
 use crossterm::event::{KeyEvent, MouseEvent};
 

@@ -1,13 +1,11 @@
 //! The UI state and the pure `update` function.
 
 use super::action::{Action, Dir, Effect, Notice};
-use super::components::inspector::json_lines;
-use crate::corpus::Chunk;
-use crate::orchestrator::breaker::BreakerSnapshot;
-use crate::orchestrator::events::{Command, Event};
-use crate::orchestrator::followup::ContextItem;
-use crate::orchestrator::topology::{StageId, Topology};
-use crate::orchestrator::types::{OrchestrationResult, StageStatus};
+use super::json_tree::{json_lines, JsonLine};
+use crate::orchestrator::api::{
+    BreakerSnapshot, Command, ContextItem, Event, NodeId, OrchestrationResult, Passage,
+    StageStatus, TopologyView,
+};
 use crate::session::{SessionSummary, TurnRecord};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{CursorMove, TextArea};
@@ -85,9 +83,9 @@ pub struct Turn {
     pub answer: String,
     pub result: Option<OrchestrationResult>,
     /// Latest state of each stage that has started.
-    pub stages: BTreeMap<StageId, LiveStage>,
+    pub stages: BTreeMap<NodeId, LiveStage>,
     /// Stages in the order they started (the path taken), repeated per loop.
-    pub path: Vec<StageId>,
+    pub path: Vec<NodeId>,
     pub cancelled: bool,
     pub rejected: Option<String>,
 }
@@ -111,7 +109,7 @@ impl Turn {
         self.answer = result.answer.clone();
         for s in &result.stages {
             self.stages.insert(
-                s.id,
+                s.id.clone(),
                 LiveStage::Finished {
                     status: s.status,
                     ms: s.ms,
@@ -131,7 +129,7 @@ impl Turn {
                 };
             }
         }
-        self.path = result.stages.iter().map(|s| s.id).collect();
+        self.path = result.stages.iter().map(|s| s.id.clone()).collect();
         self.result = Some(result);
     }
 
@@ -188,10 +186,10 @@ pub struct App {
     pub backend: String,
     pub index_chunks: usize,
     pub session_id: String,
-    pub topology: Topology,
+    pub topology: TopologyView,
     pub breakers: Vec<BackendRow>,
-    /// Chunks the passage viewer can show, by chunk id (filled by the caller).
-    pub chunks: HashMap<String, Chunk>,
+    /// Passages fetched for the passage viewer, by chunk id (`None`: not in the index).
+    pub passages: HashMap<String, Option<Passage>>,
     /// Selected turn; `None` follows the latest.
     pub selected_turn: Option<usize>,
     pub citation_cursor: usize,
@@ -210,7 +208,7 @@ impl App {
         backend: impl Into<String>,
         index_chunks: usize,
         years: BTreeMap<i32, usize>,
-        topology: Topology,
+        topology: TopologyView,
         session_id: impl Into<String>,
     ) -> App {
         App {
@@ -237,7 +235,7 @@ impl App {
                     detail: "in-process".into(),
                 },
             ],
-            chunks: HashMap::new(),
+            passages: HashMap::new(),
             selected_turn: None,
             citation_cursor: 0,
             chat_scroll: 0,
@@ -274,9 +272,9 @@ impl App {
             .collect()
     }
 
-    /// Makes a chunk available to the passage viewer.
-    pub fn add_chunk(&mut self, chunk: Chunk) {
-        self.chunks.insert(chunk.chunk_id.clone(), chunk);
+    /// A fetched passage for the viewer (`None`: the index does not hold it).
+    pub fn add_passage(&mut self, chunk_id: String, passage: Option<Passage>) {
+        self.passages.insert(chunk_id, passage);
     }
 
     /// The turn the side panels describe: the selected one, or the latest.
@@ -308,19 +306,45 @@ impl App {
         self.input = ta;
     }
 
-    /// Keys of the inspected turn's `cached_state`, in order.
+    /// Keys of the inspected turn's `cached_state`: the stages in the order they ran, then the
+    /// session's own fields (`session_id`), apart.
     pub fn inspector_keys(&self, turn: usize) -> Vec<String> {
-        self.turns
-            .get(turn)
-            .and_then(|t| t.result.as_ref())
-            .map(|r| r.cached_state.keys().cloned().collect())
-            .unwrap_or_default()
+        let Some(r) = self.turns.get(turn).and_then(|t| t.result.as_ref()) else {
+            return Vec::new();
+        };
+        let mut stages: Vec<String> = Vec::new();
+        for s in &r.stages {
+            let id = s.id.to_string();
+            if r.cached_state.contains_key(&id) && !stages.contains(&id) {
+                stages.push(id);
+            }
+        }
+        // Stages without a trace entry (older records): after those with one, in topology order.
+        let mut rest: Vec<&String> = r
+            .cached_state
+            .keys()
+            .filter(|k| !stages.contains(k) && !is_session_field(k))
+            .collect();
+        rest.sort_by_key(|k| self.topology.position(k));
+        stages.extend(rest.into_iter().cloned());
+        stages.extend(
+            r.cached_state
+                .keys()
+                .filter(|k| is_session_field(k))
+                .cloned(),
+        );
+        stages
     }
 
     fn running_turn_mut(&mut self) -> Option<&mut Turn> {
         self.running.as_ref()?;
         self.turns.last_mut()
     }
+}
+
+/// `cached_state` keys that belong to the session, not to a stage.
+pub fn is_session_field(key: &str) -> bool {
+    key == "session_id"
 }
 
 fn style_input(ta: &mut TextArea<'static>) {
@@ -635,17 +659,20 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::OpenPassage => {
             if let Some(turn) = app.current_turn_index() {
-                let n = app.turns[turn]
+                let chunk = app.turns[turn]
                     .result
                     .as_ref()
-                    .map(|r| r.citations.len())
-                    .unwrap_or(0);
-                if app.citation_cursor < n {
+                    .and_then(|r| r.citations.get(app.citation_cursor))
+                    .map(|c| c.chunk_id.clone());
+                if let Some(chunk_id) = chunk {
                     app.overlay = Overlay::Passage {
                         turn,
                         citation: app.citation_cursor,
                         scroll: 0,
                     };
+                    if !app.passages.contains_key(&chunk_id) {
+                        effects.push(Effect::Send(Command::Passage { chunk_id }));
+                    }
                 }
             }
         }
@@ -769,7 +796,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     effects
 }
 
-fn inspector_tree(app: &App) -> Option<Vec<super::components::inspector::JsonLine>> {
+fn inspector_tree(app: &App) -> Option<Vec<JsonLine>> {
     let Overlay::Inspector {
         turn,
         stage,
@@ -780,8 +807,8 @@ fn inspector_tree(app: &App) -> Option<Vec<super::components::inspector::JsonLin
         return None;
     };
     let result = app.turns.get(*turn)?.result.as_ref()?;
-    let key = result.cached_state.keys().nth(*stage)?;
-    Some(json_lines(&result.cached_state[key], folded))
+    let key = app.inspector_keys(*turn).into_iter().nth(*stage)?;
+    Some(json_lines(result.cached_state.get(&key)?, folded))
 }
 
 fn on_event(app: &mut App, event: Event) {
@@ -798,7 +825,8 @@ fn on_event(app: &mut App, event: Event) {
             stage, loop_index, ..
         } => {
             if let Some(t) = app.running_turn_mut() {
-                t.stages.insert(stage, LiveStage::Running { loop_index });
+                t.stages
+                    .insert(stage.clone(), LiveStage::Running { loop_index });
                 t.path.push(stage);
             }
         }
@@ -812,7 +840,7 @@ fn on_event(app: &mut App, event: Event) {
         } => {
             if let Some(t) = app.running_turn_mut() {
                 if !t.path.contains(&stage) {
-                    t.path.push(stage);
+                    t.path.push(stage.clone());
                 }
                 t.stages.insert(
                     stage,
@@ -861,6 +889,7 @@ fn on_event(app: &mut App, event: Event) {
             }
             app.running = None;
         }
+        Event::Passage { chunk_id, passage } => app.add_passage(chunk_id, passage.map(|p| *p)),
     }
 }
 
@@ -873,7 +902,7 @@ mod tests {
             "offline",
             0,
             BTreeMap::new(),
-            Topology::default_pipeline(),
+            crate::orchestrator::topology::qa::topology(2).view(),
             "s",
         )
     }

@@ -6,12 +6,10 @@ use super::action::{Action, Effect, Notice};
 use super::app::{update, App};
 use super::components::indexing::{render_notice, render_startup};
 use super::session_io::SessionIo;
-use super::startup::{spawn_job, Launch, Ready, StartClock, StartupMsg, StartupView};
+use super::startup::{spawn_job, Launch, StartClock, StartupMsg, StartupView};
 use super::terminal::{self, Tui, TuiError};
 use super::view::view;
-use crate::orchestrator::band::FinalReason;
-use crate::orchestrator::events::{Command, Event};
-use crate::orchestrator::runtime::{self, OrchestratorHandle};
+use crate::orchestrator::api::{Command, Engine, Event, FinalReason, OrchestratorHandle};
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -169,17 +167,19 @@ async fn run_loop(
                             view.apply(p);
                         }
                     }
-                    Some(StartupMsg::Done(Ok(ready))) => {
+                    Some(StartupMsg::Done(Ok(engine))) => {
                         startup = None;
-                        let sample =
-                            matches!(&screen, Screen::Preparing { view, .. } if view.sample);
-                        screen = open_chat(app, *ready, sample, &clock);
+                        let (sample, notice) = match &screen {
+                            Screen::Preparing { view, .. } => (view.sample, view.notice.is_some()),
+                            Screen::Chat { .. } => (false, false),
+                        };
+                        screen = open_chat(app, &engine, sample, notice, &clock);
                     }
                     Some(StartupMsg::Done(Err(e))) => {
                         startup = None;
                         tracing::error!(error = %e, "preparing the index failed");
                         if let Screen::Preparing { view, failure } = &mut screen {
-                            view.fail(e.to_string());
+                            view.fail(e.clone());
                             *failure = Some(TuiError::Startup(e));
                         }
                     }
@@ -275,24 +275,21 @@ fn quits_while_preparing(action: &Action) -> bool {
     ctrl_c || matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
 }
 
-/// Hands the prepared index to the app and starts the orchestrator task.
-fn open_chat(app: &mut App, ready: Ready, sample: bool, clock: &StartClock) -> Screen {
-    let Ready {
-        manager,
-        backend,
-        chunks,
-        years,
-        notice,
-    } = ready;
-    app.backend = backend;
-    app.index_chunks = chunks.len();
-    app.years = years;
-    app.topology = manager.topology().clone();
-    for breaker in manager.breakers() {
+/// Hands the engine's description to the app and starts the orchestrator task.
+fn open_chat(
+    app: &mut App,
+    engine: &Engine,
+    sample: bool,
+    dense_notice: bool,
+    clock: &StartClock,
+) -> Screen {
+    let info = engine.info();
+    app.backend = info.backend.clone();
+    app.index_chunks = info.chunks;
+    app.years = info.years.clone();
+    app.topology = info.topology.clone();
+    for breaker in engine.driver().breakers() {
         app.set_breaker(breaker);
-    }
-    for chunk in chunks {
-        app.add_chunk(chunk);
     }
     app.dirty = true;
     tracing::info!(
@@ -302,14 +299,14 @@ fn open_chat(app: &mut App, ready: Ready, sample: bool, clock: &StartClock) -> S
     );
     // The full notice (with the model path) is in the log and was on the progress view; the
     // border has room for the gist and the fix.
-    let notice = match (notice, sample) {
-        (Some(_), _) => Some("dense retrieval off: no embedding model · run `make model`"),
-        (None, true) => Some("built-in sample corpus · pass --corpus DIR for your documents"),
-        (None, false) => None,
+    let notice = match (dense_notice, sample) {
+        (true, _) => Some("dense retrieval off: no embedding model · run `make model`"),
+        (false, true) => Some("built-in sample corpus · pass --corpus DIR for your documents"),
+        (false, false) => None,
     }
     .map(str::to_string);
     Screen::Chat {
-        orchestrator: runtime::spawn(manager),
+        orchestrator: engine.spawn(),
         notice,
     }
 }

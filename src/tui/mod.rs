@@ -8,6 +8,7 @@ pub mod action;
 pub mod app;
 pub mod components;
 pub mod event_loop;
+pub mod json_tree;
 pub mod session_io;
 pub mod startup;
 pub mod terminal;

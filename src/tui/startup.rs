@@ -1,21 +1,10 @@
 //! Getting from "the user typed `fathom`" to "the chat is ready" without ever blocking the UI:
-//! the embedding model is loaded, the index built or updated and opened on a background thread,
-//! which reports its progress over a channel; the UI draws a progress view meanwhile.
+//! the caller's preparation job (loading models, bringing the index up to date, opening the
+//! engine) runs on a background thread and reports its progress over a channel; the UI draws a
+//! progress view meanwhile.
 
 use super::terminal::TuiError;
-use crate::config::Config;
-use crate::corpus::Chunk;
-use crate::index::error::IndexError;
-use crate::index::open::{
-    chunk_options, index_dir, load_embedder, load_reranker, retrieval_settings,
-};
-use crate::index::retrieve::Retriever;
-use crate::index::store::{build, BuildOptions, IndexProgress, IndexStore};
-use crate::orchestrator::backend::ChatBackend;
-use crate::orchestrator::manager::Manager;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use crate::orchestrator::api::{Engine, StartupProgress};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -45,87 +34,15 @@ impl Phase {
     }
 }
 
-/// One progress report from the preparation thread.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Progress {
-    Phase(Phase),
-    Index(IndexProgress),
-    /// A one-time notice for the user (e.g. dense retrieval is off and how to fix it).
-    Notice(String),
-}
-
-/// Everything the chat needs once preparation is over.
-pub struct Ready {
-    pub manager: Arc<Manager>,
-    /// The status-bar label of the backend.
-    pub backend: String,
-    pub chunks: Vec<Chunk>,
-    pub years: BTreeMap<i32, usize>,
-    pub notice: Option<String>,
-}
-
 /// Messages from the preparation thread to the UI.
 pub enum StartupMsg {
-    Progress(Progress),
-    Done(Result<Box<Ready>, IndexError>),
-}
-
-/// The blocking work behind the progress view: load the model, bring the index up to date with
-/// the corpus, open it and put the orchestrator's manager on it.
-pub fn prepare(
-    cfg: &Config,
-    corpus: &Path,
-    chat: Option<Arc<ChatBackend>>,
-    report: &mut dyn FnMut(Progress),
-) -> Result<Ready, IndexError> {
-    report(Progress::Phase(Phase::LoadingModel));
-    let status = load_embedder(cfg);
-    let notice = status.notice();
-    if let Some(n) = &notice {
-        tracing::warn!("{n}");
-        report(Progress::Notice(n.clone()));
-    }
-    report(Progress::Phase(Phase::Scanning));
-    let dir = index_dir(&cfg.paths.data_dir);
-    let opts = BuildOptions {
-        corpus_root: corpus,
-        index_dir: &dir,
-        embedder: status.embedder(),
-        chunking: chunk_options(cfg),
-        rebuild: false,
-    };
-    let built = build(&opts, &mut |p| report(Progress::Index(p)))?;
-    tracing::info!(
-        documents = built.documents,
-        chunks = built.chunks,
-        seconds = built.seconds,
-        "indexed"
-    );
-    report(Progress::Phase(Phase::Opening));
-    let retriever = Retriever::new(
-        IndexStore::open(&dir)?,
-        status.into_embedder(),
-        load_reranker(cfg)?,
-        retrieval_settings(cfg),
-    );
-    let backend = match &chat {
-        Some(c) => format!("{} · {}", c.model, retriever.reranker_name()),
-        None => format!("offline · {}", retriever.reranker_name()),
-    };
-    let manager =
-        Arc::new(Manager::new(Arc::new(retriever), cfg.agent.max_reformulations).with_chat(chat));
-    let store = manager.retriever().store();
-    Ok(Ready {
-        backend,
-        chunks: store.chunks().to_vec(),
-        years: store.years(),
-        notice,
-        manager,
-    })
+    Progress(StartupProgress),
+    /// The engine, or why it could not be prepared.
+    Done(Result<Box<Engine>, String>),
 }
 
 /// The preparation job the event loop runs on its own thread once the first frame is drawn.
-pub type Job = Box<dyn FnOnce(&mut dyn FnMut(Progress)) -> Result<Ready, IndexError> + Send>;
+pub type Job = Box<dyn FnOnce(&mut dyn FnMut(StartupProgress)) -> Result<Engine, String> + Send>;
 
 /// What `run_app` needs to start: the progress view's initial state, the job, the clock.
 pub struct Launch {
@@ -134,27 +51,8 @@ pub struct Launch {
     pub job: Job,
 }
 
-impl Launch {
-    /// The real thing: [`prepare`] over `corpus` with `cfg`, and the chat model if configured.
-    pub fn new(
-        cfg: Config,
-        corpus: PathBuf,
-        sample: bool,
-        chat: Option<Arc<ChatBackend>>,
-        clock: StartClock,
-    ) -> Launch {
-        let view = StartupView::new(corpus.display().to_string(), sample);
-        Launch {
-            view,
-            clock,
-            job: Box::new(move |report| prepare(&cfg, &corpus, chat, report)),
-        }
-    }
-}
-
 /// Runs `job` on a plain thread (not `spawn_blocking`: a runtime waits for those on drop, and a
-/// user who quits during indexing must not wait for it to finish; the index manifest is written
-/// last, so an interrupted build leaves the previous index usable).
+/// user who quits during indexing must not wait for it to finish).
 pub fn spawn_job(job: Job) -> Result<mpsc::UnboundedReceiver<StartupMsg>, TuiError> {
     let (tx, rx) = mpsc::unbounded_channel();
     std::thread::Builder::new()
@@ -210,27 +108,27 @@ impl StartupView {
         }
     }
 
-    pub fn apply(&mut self, p: Progress) {
+    pub fn apply(&mut self, p: StartupProgress) {
         match p {
-            Progress::Phase(phase) => self.phase = phase,
-            Progress::Notice(n) => self.notice = Some(n),
-            Progress::Index(p) => match p {
-                IndexProgress::Scanned {
-                    documents,
-                    to_embed,
-                } => {
-                    self.documents = Some(documents);
-                    self.to_index = Some(to_embed);
-                }
-                IndexProgress::Skipped { .. } => self.skipped += 1,
-                IndexProgress::Embedded { done, total } => {
-                    self.phase = Phase::Embedding;
-                    self.embedded = done;
-                    self.embed_total = total;
-                }
-                IndexProgress::Rebuilding { reason } => self.rebuilding = Some(reason),
-                IndexProgress::Writing => self.phase = Phase::Writing,
-            },
+            StartupProgress::LoadingModel => self.phase = Phase::LoadingModel,
+            StartupProgress::Scanning => self.phase = Phase::Scanning,
+            StartupProgress::Opening => self.phase = Phase::Opening,
+            StartupProgress::Notice(n) => self.notice = Some(n),
+            StartupProgress::Scanned {
+                documents,
+                to_embed,
+            } => {
+                self.documents = Some(documents);
+                self.to_index = Some(to_embed);
+            }
+            StartupProgress::Skipped { .. } => self.skipped += 1,
+            StartupProgress::Embedded { done, total } => {
+                self.phase = Phase::Embedding;
+                self.embedded = done;
+                self.embed_total = total;
+            }
+            StartupProgress::Rebuilding { reason } => self.rebuilding = Some(reason),
+            StartupProgress::Writing => self.phase = Phase::Writing,
         }
     }
 
@@ -308,19 +206,19 @@ mod tests {
         let mut v = StartupView::new("/c", false);
         let mut last = v.ratio();
         for p in [
-            Progress::Phase(Phase::LoadingModel),
-            Progress::Phase(Phase::Scanning),
-            Progress::Index(IndexProgress::Scanned {
+            StartupProgress::LoadingModel,
+            StartupProgress::Scanning,
+            StartupProgress::Scanned {
                 documents: 3,
                 to_embed: 10,
-            }),
-            Progress::Index(IndexProgress::Embedded { done: 5, total: 10 }),
-            Progress::Index(IndexProgress::Embedded {
+            },
+            StartupProgress::Embedded { done: 5, total: 10 },
+            StartupProgress::Embedded {
                 done: 10,
                 total: 10,
-            }),
-            Progress::Index(IndexProgress::Writing),
-            Progress::Phase(Phase::Opening),
+            },
+            StartupProgress::Writing,
+            StartupProgress::Opening,
         ] {
             v.apply(p);
             assert!(v.ratio() >= last, "{:?} went backwards", v.phase);
@@ -330,10 +228,7 @@ mod tests {
         assert_eq!(v.phase, Phase::Opening);
         assert!(last > 0.9 && last < 1.0, "{last}");
         let mut half = StartupView::new("/c", false);
-        half.apply(Progress::Index(IndexProgress::Embedded {
-            done: 5,
-            total: 10,
-        }));
+        half.apply(StartupProgress::Embedded { done: 5, total: 10 });
         assert!((half.ratio() - 0.5).abs() < 1e-9, "{}", half.ratio());
     }
 

@@ -1,7 +1,6 @@
 //! Terminal set-up and restoration (raw mode, alternate screen, mouse), including on panic, and
 //! the error type of the parts of the UI that touch the terminal, threads and channels.
 
-use crate::index::error::IndexError;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
@@ -31,7 +30,7 @@ pub enum TuiError {
     Channel(&'static str),
     /// Indexing the corpus or opening the index failed; the UI showed it before quitting.
     #[error("cannot prepare the index: {0}")]
-    Startup(#[from] IndexError),
+    Startup(String),
 }
 
 /// Enters raw mode and the alternate screen; installs a panic hook that restores the terminal.

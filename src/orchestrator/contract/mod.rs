@@ -1,96 +1,84 @@
-//! The strict-JSON runtime contract of the model-backed stages (ARCHITECTURE §3).
-//!
-//! A model-backed stage is one prompt in, one JSON object out:
+//! The strict-JSON runtime contract of model-backed stages (ARCHITECTURE §3), as generic code
+//! that knows no stage by name. A stage's model half implements [`ModelContract`] in its own
+//! folder (`stages/<name>/contract.rs`): its schema fields, its directive (`prompt.md`), its
+//! runtime directive, the rules a schema cannot state, and how a valid reply is applied.
 //!
 //! - [`prompt`] builds the messages: the cached persona block plus the stage's directive as the
 //!   system message, then one JSON object with the input slots as the user message.
-//! - [`schema`] gives the stage's JSON Schema for `response_format: json_schema` (or for the
-//!   instructions, on servers without it).
-//! - [`validate`] checks the reply against the schema and the contract's rules and turns it into a
-//!   typed [`StageOutput`]; a [`ContractViolation`]'s notes go back to the model on the re-issue.
-//! - [`slice`] is what each stage writes into `cached_state[stage]`.
-//! - [`stream`] decodes the synthesis answer out of a JSON object that is still arriving.
-//!
-//! Everything here is pure: no I/O, no clock, no randomness.
+//! - [`schema`] turns a field table into the JSON Schema sent as `response_format`.
+//! - [`validate`] checks a reply: one JSON object, ids, fields, then the stage's own rules.
+//! - [`run`] is the loop: admit → call → validate → re-issue with telemetry → retry → fall back.
+//! - [`stream`] decodes the answer field of a JSON object that is still arriving.
 
-pub mod output;
 pub mod prompt;
+pub mod run;
 pub mod schema;
-pub mod slice;
 pub mod stream;
 pub mod validate;
 
-pub use output::{
-    CitationRef, GuardrailOutput, PlanOutput, ReflectOutput, ReformulateOutput, StageOutput,
-    SynthesizeOutput,
-};
-pub use prompt::{build_messages, directive, passages_directive, PromptInput, PERSONA};
-pub use schema::{response_format, schema, schema_name};
-pub use slice::{reflect_confidence, slice};
+#[cfg(test)]
+pub(crate) mod testing;
+
+pub use prompt::{build_messages, passages_directive, prompt_text, PromptInput, PERSONA};
+pub use run::{run_model, ModelOutcome};
+pub use schema::{schema, Field, Kind};
 pub use stream::AnswerFieldStream;
 pub use validate::{validate, ContractViolation, ValidationContext};
 
-use super::topology::StageId;
-use serde::{Deserialize, Serialize};
+use super::chat::ChatBackend;
+use super::stage::{StageCx, StageOutcome};
+use super::state::Work;
+use crate::resilience::budget::TokenAllocation;
+use serde_json::{Map, Value};
 
-/// The stages whose work a chat model does under this contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelStage {
-    Guardrail,
-    Plan,
-    Reformulate,
-    Synthesize,
-    Reflect,
-}
+/// The model half of a stage.
+pub trait ModelContract: Send + Sync {
+    /// The `json_schema.name` of the stage's response format (`fathom_<stage>`).
+    fn schema_name(&self) -> &'static str;
+    /// The reply's fields, in the order the schema lists them.
+    fn fields(&self) -> &'static [Field];
+    /// The stage's directive (its `prompt.md`), after the persona in the system message.
+    fn directive(&self) -> &'static str;
+    /// Material for this call only: passages, queries tried.
+    fn runtime_directive(
+        &self,
+        cx: &StageCx,
+        work: &Work,
+        budget: Option<&TokenAllocation>,
+    ) -> String;
+    /// Applies a valid reply to the work as the offline stage would, and reports the outcome.
+    fn apply(
+        &self,
+        cx: &StageCx,
+        work: &mut Work,
+        reply: Map<String, Value>,
+    ) -> Result<StageOutcome, String>;
 
-impl ModelStage {
-    pub const ALL: [ModelStage; 5] = [
-        ModelStage::Guardrail,
-        ModelStage::Plan,
-        ModelStage::Reformulate,
-        ModelStage::Synthesize,
-        ModelStage::Reflect,
-    ];
-
-    /// The pipeline node this stage runs as.
-    pub fn stage_id(self) -> StageId {
-        match self {
-            ModelStage::Guardrail => StageId::Guardrail,
-            ModelStage::Plan => StageId::Plan,
-            ModelStage::Reformulate => StageId::Reformulate,
-            ModelStage::Synthesize => StageId::Synthesize,
-            ModelStage::Reflect => StageId::Reflect,
-        }
+    /// Whether the model should do the stage now (when a model is configured).
+    fn wanted(&self, _chat: &ChatBackend, _cx: &StageCx, _work: &Work) -> bool {
+        true
     }
-
-    /// The model-backed stage for a pipeline node, if that node is one.
-    pub fn from_stage_id(id: StageId) -> Option<ModelStage> {
-        ModelStage::ALL.into_iter().find(|s| s.stage_id() == id)
+    /// The reply's `answer` field is shown to the user as it streams.
+    fn streams_answer(&self) -> bool {
+        false
     }
-
-    /// The stage's name, as in `cached_state` and `assets/prompts/<name>.md`.
-    pub fn as_str(self) -> &'static str {
-        self.stage_id().as_str()
+    fn temperature(&self, _chat: &ChatBackend) -> f64 {
+        0.2
     }
-}
-
-impl std::fmt::Display for ModelStage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+    /// Passages in the prompt and the completion tokens, for stages that send passages.
+    fn budget(&self, _chat: &ChatBackend, _cx: &StageCx, _work: &Work) -> Option<TokenAllocation> {
+        None
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stage_ids_round_trip() {
-        for s in ModelStage::ALL {
-            assert_eq!(ModelStage::from_stage_id(s.stage_id()), Some(s));
-        }
-        assert_eq!(ModelStage::from_stage_id(StageId::Retrieve), None);
-        assert_eq!(ModelStage::Synthesize.as_str(), "synthesize");
+    /// Chunk ids the reply may cite.
+    fn citable(&self, _work: &Work) -> Vec<String> {
+        Vec::new()
+    }
+    /// Rules a schema cannot state; each problem phrased as what to fix.
+    fn check(
+        &self,
+        _obj: &Map<String, Value>,
+        _ctx: &ValidationContext,
+        _problems: &mut Vec<String>,
+    ) {
     }
 }

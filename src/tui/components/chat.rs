@@ -1,5 +1,6 @@
 //! The chat transcript and the input box.
 
+use crate::orchestrator::api::source_line;
 use crate::tui::app::App;
 use crate::tui::components::{marker_spans, panel};
 use crate::tui::theme;
@@ -47,6 +48,18 @@ pub fn chat_lines(app: &App) -> Vec<Line<'static>> {
             let mut spans = vec![Span::raw(" ".to_string())];
             spans.extend(marker_spans(text, theme::citation_marker()));
             lines.push(Line::from(spans));
+        }
+        if let Some(r) = turn.result.as_ref().filter(|r| !r.citations.is_empty()) {
+            lines.push(Line::from(Span::styled(
+                " Sources:".to_string(),
+                theme::dim(),
+            )));
+            for c in &r.citations {
+                lines.push(Line::from(Span::styled(
+                    format!(" {}", source_line(c)),
+                    theme::dim(),
+                )));
+            }
         }
         if let Some(r) = &turn.result {
             let conf = r

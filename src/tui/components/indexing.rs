@@ -153,8 +153,7 @@ pub fn render_notice(app: &App, notice: &str, frame: &mut Frame) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::store::IndexProgress;
-    use crate::tui::startup::Progress;
+    use crate::orchestrator::api::StartupProgress;
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
 
@@ -173,14 +172,14 @@ mod tests {
     #[test]
     fn the_progress_view_shows_counts_phase_and_gauge() {
         let mut v = StartupView::new("/docs", true);
-        v.apply(Progress::Index(IndexProgress::Scanned {
+        v.apply(StartupProgress::Scanned {
             documents: 224,
             to_embed: 742,
-        }));
-        v.apply(Progress::Index(IndexProgress::Embedded {
+        });
+        v.apply(StartupProgress::Embedded {
             done: 300,
             total: 742,
-        }));
+        });
         let mut t = Terminal::new(TestBackend::new(100, 20)).unwrap();
         t.draw(|f| render_startup(&v, f)).unwrap();
         let s = text(&t);

@@ -1,7 +1,6 @@
 //! Right-column panels: topology, breakers, confidence, citations.
 
-use crate::orchestrator::breaker::BreakerStateKind;
-use crate::orchestrator::types::StageStatus;
+use crate::orchestrator::api::{BreakerStateKind, StageStatus};
 use crate::tui::app::{App, BackendRow, Focus, LiveStage};
 use crate::tui::components::panel;
 use crate::tui::theme;
@@ -43,7 +42,7 @@ pub fn topology_lines(app: &App) -> Vec<Line<'static>> {
             ),
             Some(LiveStage::Finished { status, ms, .. }) => match status {
                 StageStatus::Done => ("✓", format!("{ms:.0} ms"), Color::Green),
-                StageStatus::Skipped => ("–", "skipped".to_string(), Color::DarkGray),
+                StageStatus::TimedOut => ("⧗", format!("timed out {ms:.0} ms"), Color::Red),
                 StageStatus::Failed => ("✗", "failed".to_string(), Color::Red),
                 StageStatus::FellBack => ("↺", format!("fell back {ms:.0} ms"), Color::Yellow),
                 StageStatus::Cancelled => ("■", "cancelled".to_string(), Color::DarkGray),
@@ -64,7 +63,7 @@ pub fn topology_lines(app: &App) -> Vec<Line<'static>> {
     }
     let loops = turn.map(|t| t.loops()).unwrap_or(0);
     lines.push(Line::from(Span::styled(
-        format!("reformulation loops: {loops}"),
+        format!("loops: {loops}"),
         theme::dim(),
     )));
     lines

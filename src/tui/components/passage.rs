@@ -46,9 +46,9 @@ pub fn render_passage(
         Line::default(),
     ];
     let terms = query_terms(&t.question);
-    match app.chunks.get(&c.chunk_id) {
-        Some(chunk) => {
-            for para in chunk.text.split('\n') {
+    match app.passages.get(&c.chunk_id) {
+        Some(Some(passage)) => {
+            for para in passage.text.split('\n') {
                 lines.push(Line::from(highlight_terms(
                     para,
                     &terms,
@@ -56,8 +56,15 @@ pub fn render_passage(
                 )));
             }
         }
+        Some(None) => lines.push(Line::from(Span::styled(
+            format!(
+                "chunk {} is not in the current index (the documents changed since this answer)",
+                c.chunk_id
+            ),
+            theme::dim(),
+        ))),
         None => lines.push(Line::from(Span::styled(
-            format!("chunk {} is not loaded", c.chunk_id),
+            "loading the passage…".to_string(),
             theme::dim(),
         ))),
     }

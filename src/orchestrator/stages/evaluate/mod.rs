@@ -1,0 +1,163 @@
+//! Evaluate: retrieval confidence from the calibrated relevance of the top results — the
+//! rank-weighted mean (0.5, 0.3, 0.2) of the three best, banded high ≥ 0.55, medium ≥ 0.40,
+//! low ≥ 0.25, insufficient below.
+//!
+//! Slice: `mean_relevance`, `retrieval_confidence`, `top_relevance`, `reformulation_attempts`.
+//! Fact: `retrieval_level` (0–3). Confidence: the mean relevance.
+
+use crate::index::Hit;
+use crate::index::Retriever;
+use crate::orchestrator::band::RetrievalConfidence;
+use crate::orchestrator::relevance::{coverage, relevance};
+use crate::orchestrator::stage::{r2, Stage, StageCx, StageError, StageOutcome};
+use crate::orchestrator::state::Work;
+use crate::orchestrator::topology::NodeId;
+use serde_json::json;
+use std::collections::HashSet;
+
+pub const ID: NodeId = NodeId::new("evaluate");
+
+/// Weights of the top results in the mean: the best passage counts most, because one passage
+/// that answers the question is enough; the next two say whether the evidence is more than a
+/// lucky match. (An unweighted mean of three would call a question answered by exactly one
+/// passage "low" by construction.)
+pub const TOP_WEIGHTS: [f64; 3] = [0.5, 0.3, 0.2];
+
+pub struct Evaluate;
+
+impl Stage for Evaluate {
+    fn id(&self) -> NodeId {
+        ID
+    }
+
+    fn run(&self, cx: &StageCx, work: &mut Work) -> Result<StageOutcome, StageError> {
+        let text = work.search_text(&cx.input);
+        let rel = chunk_relevance(
+            cx.retriever.as_ref(),
+            &text,
+            work.retrieval.query_vec.as_deref(),
+            &work.retrieval.hits,
+        );
+        let mut top = rel.clone();
+        top.sort_by(|a, b| b.total_cmp(a));
+        top.truncate(TOP_WEIGHTS.len());
+        let mean = weighted_top_mean(&top);
+        let level = RetrievalConfidence::from_relevance(mean);
+        let r = &mut work.retrieval;
+        r.relevance = rel;
+        r.mean_relevance = Some(r2(mean));
+        r.confidence = Some(level);
+        Ok(StageOutcome::new(json!({
+            "mean_relevance": r2(mean),
+            "retrieval_confidence": level,
+            "top_relevance": top.iter().map(|x| r2(*x)).collect::<Vec<_>>(),
+            "reformulation_attempts": r.reformulation_attempts,
+        }))
+        .number("retrieval_level", level.level())
+        .confidence(r2(mean)))
+    }
+}
+
+/// Rank-weighted mean of the best relevances (missing ranks count as 0).
+pub fn weighted_top_mean(relevance: &[f64]) -> f64 {
+    let mut top = relevance.to_vec();
+    top.sort_by(|a, b| b.total_cmp(a));
+    TOP_WEIGHTS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| w * top.get(i).copied().unwrap_or(0.0))
+        .sum()
+}
+
+/// Calibrated relevance of every hit to `query`.
+pub fn chunk_relevance(
+    retriever: &dyn Retriever,
+    query: &str,
+    qvec: Option<&[f32]>,
+    hits: &[Hit],
+) -> Vec<f64> {
+    let q_terms = retriever.analyze(query);
+    hits.iter()
+        .map(|h| {
+            let cos = qvec
+                .and_then(|q| retriever.similarity(q, &h.chunk_id))
+                .map(f64::from);
+            let text = retriever
+                .passage(&h.chunk_id)
+                .map(|p| p.text)
+                .unwrap_or_default();
+            let terms: HashSet<String> = retriever.analyze(&text).into_iter().collect();
+            relevance(cos, coverage(&q_terms, &terms))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::memory::MemoryRetriever;
+    use crate::index::retriever::TopHits;
+    use crate::index::{Passage, RetrievalSettings, Timings};
+    use crate::orchestrator::stage::testing::cx;
+    use std::sync::Arc;
+
+    fn passage(id: &str, text: &str) -> Passage {
+        Passage {
+            chunk_id: id.into(),
+            document: format!("{id}.md"),
+            title: "t".into(),
+            date: None,
+            year: None,
+            section: None,
+            text: text.into(),
+            byte_start: 0,
+            byte_end: text.len(),
+        }
+    }
+
+    #[test]
+    fn the_stage_scores_retrieval_with_the_weighted_mean() {
+        // Passages covering 4, 2 and 1 of the query's four terms: relevance 1, 0.5, 0.25.
+        let r: Arc<dyn Retriever> = Arc::new(MemoryRetriever::new(
+            vec![
+                passage("a", "budget council approved spending"),
+                passage("b", "budget council met"),
+                passage("c", "budget only"),
+            ],
+            RetrievalSettings {
+                candidates: 10,
+                rrf_k: 60.0,
+                recency_boost: 0.0,
+                recent_year_window: 3,
+            },
+        ));
+        let cx = cx(Arc::clone(&r), "budget council approved spending");
+        let mut work = Work::default();
+        let mut t = Timings::default();
+        let c = r
+            .candidates(&cx.input.query, None, &[], 10, &mut t)
+            .unwrap();
+        let cut = TopHits {
+            hint: None,
+            k: 10,
+            rerank: true,
+        };
+        work.retrieval.hits = r.top_hits(&cx.input.query, None, &c, cut, &mut t).unwrap();
+        let out = Evaluate.run(&cx, &mut work).unwrap();
+        // 0.5·1 + 0.3·0.5 + 0.2·0.25 = 0.7 (the unweighted mean would be 0.58).
+        assert_eq!(out.slice["mean_relevance"], json!(0.7));
+        assert_eq!(out.confidence, Some(0.7));
+        assert_eq!(out.facts.get_number("retrieval_level"), Some(3.0));
+        assert_eq!(work.retrieval.relevance.len(), 3);
+    }
+
+    #[test]
+    fn weighted_mean_of_the_top_three() {
+        assert!((weighted_top_mean(&[0.2, 1.0, 0.5, 0.9]) - (0.5 + 0.27 + 0.1)).abs() < 1e-12);
+        assert_eq!(weighted_top_mean(&[]), 0.0);
+        assert!(
+            (weighted_top_mean(&[0.8]) - 0.4).abs() < 1e-12,
+            "missing results count as irrelevant"
+        );
+    }
+}

@@ -1,0 +1,351 @@
+//! Plan: coherence, small talk, date hints, list questions, and a revised query that retrieval
+//! can use. The offline planner is deterministic: the same question always gives the same plan.
+//! A follow-up ("and in 2021?") is planned as the standalone question it stands for.
+//!
+//! Slice: the [`ExecutionPlan`]. Facts: `incoherent`, `needs_retrieval`.
+
+mod contract;
+
+use crate::orchestrator::contract::ModelContract;
+use crate::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
+use crate::orchestrator::state::{QueryInput, Work};
+use crate::orchestrator::topology::NodeId;
+use crate::orchestrator::types::{Coherence, ExecutionPlan, Intent, DEFAULT_TOP_K, MAX_TOP_K};
+use crate::query::date_hints;
+
+pub const ID: NodeId = NodeId::new("plan");
+
+pub struct Plan;
+
+impl Stage for Plan {
+    fn id(&self) -> NodeId {
+        ID
+    }
+
+    fn run(&self, cx: &StageCx, work: &mut Work) -> Result<StageOutcome, StageError> {
+        let plan = plan_for(&cx.input);
+        let outcome = outcome(&plan)?;
+        work.plan = Some(plan);
+        Ok(outcome)
+    }
+
+    fn model(&self) -> Option<&dyn ModelContract> {
+        Some(&contract::PlanContract)
+    }
+}
+
+/// The offline plan of the question as it reads in the conversation.
+pub fn plan_for(input: &QueryInput) -> ExecutionPlan {
+    match &input.followup {
+        Some(f) if f.carried_topic || f.carried_dates => {
+            let mut p = plan(&f.query);
+            p.original_query = input.query.clone();
+            p
+        }
+        _ => plan(&input.query),
+    }
+}
+
+/// The slice and routing facts of a plan.
+fn outcome(plan: &ExecutionPlan) -> Result<StageOutcome, StageError> {
+    let slice = serde_json::to_value(plan).map_err(|e| StageError::Other(e.to_string()))?;
+    Ok(StageOutcome::new(slice)
+        .flag("incoherent", plan.coherence == Coherence::Incoherent)
+        .flag("needs_retrieval", plan.needs_retrieval))
+}
+
+const SMALL_TALK: [&str; 16] = [
+    "hi",
+    "hello",
+    "hey",
+    "good morning",
+    "good afternoon",
+    "good evening",
+    "thanks",
+    "thank you",
+    "how are you",
+    "who are you",
+    "what are you",
+    "what can you do",
+    "help",
+    "bye",
+    "goodbye",
+    "ok",
+];
+
+const ENUMERATE: [&str; 6] = [
+    "list all",
+    "list every",
+    "list each",
+    "every ",
+    "each ",
+    "all the ",
+];
+const TREND: [&str; 6] = [
+    "over time",
+    "trend",
+    "evolve",
+    "evolved",
+    "changed since",
+    "history of",
+];
+
+/// Abbreviations expanded in the revised query so BM25 and the embedder both see the words.
+const EXPANSIONS: [(&str, &str); 8] = [
+    ("fomc", "federal open market committee"),
+    ("fed funds", "federal funds"),
+    ("ffr", "federal funds rate"),
+    ("bp", "basis points"),
+    ("bps", "basis points"),
+    ("qe", "quantitative easing asset purchases"),
+    ("ioer", "interest on excess reserves"),
+    ("mbs", "mortgage-backed securities"),
+];
+
+pub fn plan(query: &str) -> ExecutionPlan {
+    let original = query.trim().to_string();
+    let normalised = original.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower = normalised.to_lowercase();
+    let mut plan = ExecutionPlan {
+        original_query: original.clone(),
+        revised_query: normalised.clone(),
+        coherence: Coherence::Coherent,
+        coherence_reason: None,
+        needs_retrieval: true,
+        metadata_hints: None,
+        top_k_hint: DEFAULT_TOP_K,
+        intent: Intent::Lookup,
+        suggested_years: Vec::new(),
+        reply: None,
+    };
+    if let Some(reason) = incoherence(&lower) {
+        plan.coherence = Coherence::Incoherent;
+        plan.coherence_reason = Some(reason.clone());
+        plan.needs_retrieval = false;
+        plan.reply = Some(format!(
+            "I couldn't make out a question there ({reason}). Could you rephrase it in words, for example \"What did the Committee decide in March 2020?\""
+        ));
+        return plan;
+    }
+    if is_small_talk(&lower) {
+        plan.intent = Intent::SmallTalk;
+        plan.needs_retrieval = false;
+        plan.reply = Some(
+            "Hello! Ask me a question about the documents in this collection and I'll answer from them, with citations you can open. You can narrow a question to certain years with the year filter."
+                .to_string(),
+        );
+        return plan;
+    }
+    if ENUMERATE
+        .iter()
+        .any(|p| lower.starts_with(p.trim_end()) || lower.contains(p))
+    {
+        plan.intent = Intent::Enumerate;
+        plan.top_k_hint = 30.min(MAX_TOP_K);
+    } else if TREND.iter().any(|p| lower.contains(p)) {
+        plan.intent = Intent::Trend;
+        plan.top_k_hint = 20;
+    }
+    plan.metadata_hints = date_hints(&lower);
+    plan.suggested_years = plan.metadata_hints.map(|h| h.years()).unwrap_or_default();
+    plan.revised_query = revise(&normalised);
+    plan
+}
+
+/// Why the input is not a question, if it is not.
+fn incoherence(lower: &str) -> Option<String> {
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let alpha: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    if alpha.is_empty() {
+        return Some("no words".to_string());
+    }
+    let junk = alpha.iter().filter(|w| looks_like_junk(w)).count();
+    if junk * 2 > alpha.len() {
+        return Some("it looks like random characters".to_string());
+    }
+    None
+}
+
+fn looks_like_junk(w: &str) -> bool {
+    let chars: Vec<char> = w.chars().collect();
+    if chars.len() > 25 {
+        return true;
+    }
+    let vowel = |c: &char| "aeiouy".contains(*c);
+    let has_vowel = chars.iter().any(vowel);
+    let mut run = 0;
+    let mut max_run = 0;
+    for c in &chars {
+        if c.is_alphabetic() && !vowel(c) {
+            run += 1;
+            max_run = max_run.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let repeated = chars.windows(3).any(|w| w[0] == w[1] && w[1] == w[2]);
+    (chars.len() > 3 && !has_vowel) || max_run >= 5 || repeated
+}
+
+fn is_small_talk(lower: &str) -> bool {
+    let cleaned: String = lower
+        .chars()
+        .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+        .collect();
+    let cleaned = cleaned.trim();
+    SMALL_TALK.iter().any(|p| {
+        cleaned == *p
+            || (cleaned.starts_with(p)
+                && cleaned.split_whitespace().count() <= 4
+                && is_greeting_word(p))
+    })
+}
+
+fn is_greeting_word(p: &str) -> bool {
+    matches!(
+        p,
+        "hi" | "hello"
+            | "hey"
+            | "thanks"
+            | "thank you"
+            | "good morning"
+            | "good afternoon"
+            | "good evening"
+    )
+}
+
+fn revise(normalised: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let lower = normalised.to_lowercase();
+    let tokens: Vec<&str> = lower.split_whitespace().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        let tok = tokens[i].trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '-');
+        let pair = tokens
+            .get(i + 1)
+            .map(|n| format!("{tok} {}", n.trim_matches(|c: char| !c.is_alphanumeric())));
+        if let Some((_, exp)) = pair
+            .as_deref()
+            .and_then(|p| EXPANSIONS.iter().find(|(a, _)| *a == p))
+        {
+            words.push(exp.to_string());
+            i += 2;
+            continue;
+        }
+        match EXPANSIONS.iter().find(|(a, _)| *a == tok) {
+            Some((_, exp)) => words.push(format!("{tok} {exp}")),
+            None => words.push(tokens[i].to_string()),
+        }
+        i += 1;
+    }
+    let revised = words.join(" ");
+    let revised = revised.trim_end_matches(['?', '.', '!']).to_string();
+    if revised.is_empty() {
+        normalised.to_string()
+    } else {
+        revised
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Date;
+    use crate::query::MetadataHints;
+
+    fn d(s: &str) -> Date {
+        Date::parse(s).unwrap()
+    }
+
+    #[test]
+    fn gibberish_and_empty_words_are_incoherent() {
+        for q in ["asdfgh qwrtzp xkcdvb", "???", "1234 5678", "zzzzzzz"] {
+            let p = plan(q);
+            assert_eq!(p.coherence, Coherence::Incoherent, "{q}");
+            assert!(!p.needs_retrieval);
+            assert!(p.coherence_reason.is_some() && p.reply.is_some());
+        }
+        for q in [
+            "What did the FOMC decide in March 2020?",
+            "rates",
+            "QE3 purchases",
+        ] {
+            assert_eq!(plan(q).coherence, Coherence::Coherent, "{q}");
+        }
+    }
+
+    #[test]
+    fn greetings_need_no_retrieval() {
+        for q in [
+            "hi",
+            "Hello!",
+            "thanks",
+            "how are you?",
+            "Hello there fathom",
+        ] {
+            let p = plan(q);
+            assert_eq!(p.intent, Intent::SmallTalk, "{q}");
+            assert!(!p.needs_retrieval);
+            assert!(p.reply.as_deref().is_some_and(|r| r.contains("question")));
+        }
+        assert!(plan("hello, what was the rate in 2008?").needs_retrieval);
+    }
+
+    #[test]
+    fn dates_become_hints_and_year_suggestions() {
+        let p = plan("What did the FOMC decide in March 2020?");
+        assert_eq!(
+            p.metadata_hints,
+            Some(MetadataHints {
+                date_start: d("2020-03-01"),
+                date_end: d("2020-03-31")
+            })
+        );
+        assert_eq!(p.suggested_years, vec![2020]);
+        let p = plan("target on August 22, 2000?");
+        assert_eq!(
+            p.metadata_hints,
+            Some(MetadataHints {
+                date_start: d("2000-08-22"),
+                date_end: d("2000-08-22")
+            })
+        );
+        let p = plan("changes between 2008 and 2010");
+        assert_eq!(p.metadata_hints.unwrap().date_start, d("2008-01-01"));
+        assert_eq!(p.suggested_years, vec![2008, 2009, 2010]);
+        assert_eq!(
+            plan("on 2020-03-15").metadata_hints.unwrap().date_end,
+            d("2020-03-15")
+        );
+        assert_eq!(plan("the rate now").metadata_hints, None);
+        assert_eq!(
+            plan("February 2021").metadata_hints.unwrap().date_end,
+            d("2021-02-28")
+        );
+    }
+
+    #[test]
+    fn list_questions_ask_for_more_passages() {
+        let p = plan("List all the meetings where the rate was cut");
+        assert_eq!(p.intent, Intent::Enumerate);
+        assert!(p.top_k_hint > DEFAULT_TOP_K && p.top_k_hint <= MAX_TOP_K);
+        assert_eq!(plan("what was the rate").top_k_hint, DEFAULT_TOP_K);
+    }
+
+    #[test]
+    fn revised_query_is_normalised_and_expanded() {
+        let p = plan("  What  did the FOMC do   with fed funds?  ");
+        assert_eq!(
+            p.revised_query,
+            "what did the fomc federal open market committee do with federal funds"
+        );
+        assert_eq!(p.original_query, "What  did the FOMC do   with fed funds?");
+    }
+}
