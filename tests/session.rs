@@ -54,6 +54,7 @@ fn result(question: &str, n: usize) -> OrchestrationResult {
             revised_query: question.to_lowercase(),
             coherence: Coherence::Coherent,
             coherence_reason: None,
+            intent: fathom::orchestrator::api::IntentType::Factual,
         }),
         retrieve: RetrieveSummary {
             year_mode: YearMode::Explicit,
@@ -72,6 +73,10 @@ fn result(question: &str, n: usize) -> OrchestrationResult {
         cached_state,
         dispatches: vec![],
         topology: "qa".to_string(),
+        task_graph: None,
+        react_log: Default::default(),
+        aggregation: None,
+        warnings: vec![],
     }
 }
 

@@ -102,6 +102,7 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
             revised_query: "council budget 2020".to_string(),
             coherence: Coherence::Coherent,
             coherence_reason: None,
+            intent: fathom::orchestrator::api::IntentType::Factual,
         }),
         retrieve: RetrieveSummary {
             year_mode: YearMode::Explicit,
@@ -124,6 +125,10 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
         cached_state,
         dispatches: vec![],
         topology: "qa".to_string(),
+        task_graph: None,
+        react_log: Default::default(),
+        aggregation: None,
+        warnings: vec![],
     }
 }
 

@@ -4,7 +4,7 @@
 use super::index::index_corpus;
 use super::UsageError;
 use fathom::config::Config;
-use fathom::eval::{beir, qa};
+use fathom::eval::{beir, multidoc, qa};
 use fathom::index::open::{load_embedder, open_retriever};
 use fathom::index::Retriever;
 use fathom::index::SearchMode;
@@ -25,6 +25,10 @@ pub struct EvalArgs {
     /// With --qa: run the whole pipeline on each question and check the answer and citations.
     #[arg(long, requires = "qa")]
     answers: bool,
+    /// A JSON-lines file of questions that need several documents (eval/MULTIDOC.md): runs each
+    /// and reports sides cited, figures stated, citation precision and latency; needs --corpus.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["qa", "beir"])]
+    multidoc: Option<PathBuf>,
     /// Cut-off for nDCG.
     #[arg(long, default_value_t = 10)]
     k: usize,
@@ -33,10 +37,16 @@ pub struct EvalArgs {
 }
 
 pub fn run(cfg: &Config, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    if let Some(file) = &args.multidoc {
+        return run_multidoc(cfg, file, args);
+    }
     match (&args.beir, &args.qa) {
         (Some(dir), None) => run_beir(cfg, dir, args),
         (None, Some(file)) => run_qa(cfg, file, args),
-        _ => Err(UsageError("give --beir DIR or --qa FILE --corpus DIR".into()).into()),
+        _ => Err(UsageError(
+            "give --beir DIR, --qa FILE --corpus DIR or --multidoc FILE --corpus DIR".into(),
+        )
+        .into()),
     }
 }
 
@@ -107,6 +117,68 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
                 s.mode, s.ndcg_at_10, s.recall_at_100, s.mrr_at_10, s.ms_per_query
             );
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The engine over `corpus`, indexed under `<data dir>/eval/qa-<corpus folder>` (shared with
+/// `--qa`).
+fn corpus_engine(cfg: &Config, json: bool) -> anyhow::Result<fathom::orchestrator::api::Engine> {
+    let corpus = super::corpus_dir(cfg)?;
+    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
+    let status = load_embedder(&ecfg);
+    if let Some(n) = status.notice() {
+        eprintln!("note: {n}");
+    }
+    let report = index_corpus(&ecfg, &corpus, status.embedder(), false, json)?;
+    eprintln!(
+        "index: {} documents, {} chunks, {:.1} s",
+        report.documents, report.chunks, report.seconds
+    );
+    drop(status);
+    super::ask::engine(&ecfg, true)
+}
+
+fn run_multidoc(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let items = multidoc::load(file)?;
+    let engine = corpus_engine(cfg, args.json)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let s = rt.block_on(multidoc::evaluate(&engine, &items));
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "file": file.display().to_string(), "multidoc": s })
+            )?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{} · {} questions", file.display(), s.items);
+    println!("cites every side asked for:  {:.3}", s.cite_every_side);
+    println!("states every figure:         {:.3}", s.state_every_figure);
+    println!("citation precision:          {:.3}", s.citation_precision);
+    println!("planned intent as expected:  {:.3}", s.intent_agreement);
+    println!(
+        "latency: median {:.0} ms, p95 {:.0} ms",
+        s.median_ms, s.p95_ms
+    );
+    for (intent, (n, sides, figs)) in &s.by_intent {
+        println!(
+            "  {intent:<12} {n:>3} questions · every side {sides:.2} · every figure {figs:.2}"
+        );
+    }
+    for d in s.details.iter().filter(|d| !d.missing.is_empty()) {
+        println!(
+            "  {} ({:?} planned {:?}, {} tasks): {}",
+            d.id,
+            d.intent,
+            d.planned_intent,
+            d.tasks,
+            d.missing.join("; ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

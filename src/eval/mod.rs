@@ -3,7 +3,9 @@
 pub mod answer_check;
 pub mod beir;
 pub mod metrics;
+pub mod multidoc;
 pub mod qa;
+pub mod support;
 
 use std::path::{Path, PathBuf};
 

@@ -19,6 +19,6 @@ pub mod store;
 
 pub use error::IndexError;
 pub use retriever::{
-    Candidates, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo, SearchMode,
-    SearchRequest, SearchResponse, Timings, YearMode,
+    Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo,
+    SearchMode, SearchRequest, SearchResponse, Timings, YearMode,
 };

@@ -890,6 +890,8 @@ fn on_event(app: &mut App, event: Event) {
             app.running = None;
         }
         Event::Passage { chunk_id, passage } => app.add_passage(chunk_id, passage.map(|p| *p)),
+        // The task graph is drawn from the finished result for now.
+        Event::Graph { .. } => {}
     }
 }
 

@@ -15,7 +15,7 @@ use crate::orchestrator::stage::{r2, Stage, StageCx, StageError, StageOutcome};
 use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{jaccard, sentences};
 use crate::orchestrator::topology::NodeId;
-use crate::orchestrator::types::{Citation, Intent};
+use crate::orchestrator::types::{Citation, IntentType};
 use serde_json::json;
 use std::collections::HashSet;
 
@@ -59,7 +59,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let enumerate = work
         .plan
         .as_ref()
-        .is_some_and(|p| p.intent == Intent::Enumerate);
+        .is_some_and(|p| p.intent == IntentType::Aggregate);
     let (chunks_used, max_sentences) = if enumerate { (12, 8) } else { (5, 3) };
     // A question about a date is answered from passages of that date when there are any.
     let hint = work.date_hint();
