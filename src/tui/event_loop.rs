@@ -2,14 +2,15 @@
 //! and a tick; draws only when the state changed. Terminal events are read on a blocking thread
 //! and forwarded over a channel, so nothing here ever waits on the terminal or on indexing.
 
-use super::action::{Action, Effect, Notice};
-use super::app::{update, App};
-use super::components::indexing::{render_notice, render_startup};
-use super::session_io::SessionIo;
-use super::startup::{spawn_job, Launch, StartClock, StartupMsg, StartupView};
-use super::terminal::{self, Tui, TuiError};
-use super::view::view;
 use crate::orchestrator::api::{Command, Engine, Event, FinalReason, OrchestratorHandle};
+use crate::tui::action::{Action, Effect, Notice};
+use crate::tui::app::App;
+use crate::tui::components::indexing::{render_notice, render_startup};
+use crate::tui::session_io::SessionIo;
+use crate::tui::startup::{spawn_job, Launch, StartClock, StartupMsg, StartupView};
+use crate::tui::terminal::{self, Tui, TuiError};
+use crate::tui::update::update;
+use crate::tui::view::view;
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use std::collections::VecDeque;
 use std::time::Duration;
