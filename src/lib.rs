@@ -10,6 +10,7 @@ pub mod logging;
 pub mod model;
 pub mod orchestrator;
 pub mod query;
+pub mod redact;
 pub mod sample;
 pub mod session;
 pub mod tui;

@@ -91,6 +91,7 @@ fn llm_config() -> LlmConfig {
         token_budget: 4096,
         reflection_temperature: 0.0,
         guardrail: false,
+        ..fathom::config::Config::default().llm
     }
 }
 
@@ -103,6 +104,7 @@ fn backend(base_url: &str, clock: Arc<ManualClock>) -> Arc<ChatBackend> {
         request_timeout: Duration::from_secs(cfg.timeout_secs),
         first_byte_timeout: Duration::from_secs(cfg.first_byte_timeout_secs),
         connect_timeout: Duration::from_secs(1),
+        ..ClientConfig::new("", "")
     })
     .unwrap();
     Arc::new(ChatBackend::new(client, "test-model".into(), &cfg, clock))
@@ -609,6 +611,7 @@ async fn cancelling_aborts_the_http_request() {
         request_timeout: Duration::from_secs(30),
         first_byte_timeout: Duration::from_secs(20),
         connect_timeout: Duration::from_secs(1),
+        ..ClientConfig::new("", "")
     })
     .unwrap();
     let chat = Arc::new(ChatBackend::new(
@@ -758,6 +761,7 @@ async fn the_model_guardrail_runs_only_when_configured_and_after_the_rules() {
             request_timeout: Duration::from_secs(10),
             first_byte_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(1),
+            ..ClientConfig::new("", "")
         })
         .unwrap()
     };
