@@ -13,4 +13,5 @@ pub mod query;
 pub mod redact;
 pub mod sample;
 pub mod session;
+pub mod text_safety;
 pub mod tui;
