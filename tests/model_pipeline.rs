@@ -58,6 +58,7 @@ fn retriever() -> Arc<Retriever> {
                 index_dir: &dir,
                 embedder: Some(&embedder),
                 chunking: ChunkOptions::default(),
+                links: fathom::corpus::LinkPolicy::default(),
                 rebuild: false,
             },
             &mut |_| {},

@@ -26,6 +26,7 @@ fn manager() -> Arc<Manager> {
             index_dir: &dir,
             embedder: Some(&embedder),
             chunking: ChunkOptions::default(),
+            links: fathom::corpus::LinkPolicy::default(),
             rebuild: false,
         };
         build(&opts, &mut |_| {}).unwrap();

@@ -8,7 +8,7 @@ mod html;
 
 pub use chunk::{chunk_document, ChunkOptions};
 pub use date::Date;
-pub use discover::{discover, Discovered, SkippedFile};
+pub use discover::{discover, discover_with, Discovered, LinkPolicy, SkippedFile};
 pub use document::{load_document, Document};
 
 use serde::{Deserialize, Serialize};

@@ -92,6 +92,7 @@ pub fn prepare(
         index_dir: &dir,
         embedder: status.embedder(),
         chunking: chunk_options(cfg),
+        links: crate::corpus::LinkPolicy::from_config(&cfg.corpus),
         rebuild: false,
     };
     let built = build(&opts, &mut |p| report(Progress::Index(p)))?;
