@@ -5,6 +5,7 @@ pub mod date;
 mod discover;
 mod document;
 mod html;
+pub use html::to_text as html_to_text;
 
 pub use chunk::{chunk_document, ChunkOptions};
 pub use date::Date;

@@ -371,8 +371,9 @@ pub fn load(data_dir: &Path, session_id: &str) -> Result<LoadedSession, SessionE
     Ok(parse(session_id, &bytes))
 }
 
-/// Parses the bytes of a session file.
-fn parse(session_id: &str, bytes: &[u8]) -> LoadedSession {
+/// Parses the bytes of a session file (what [`load`] does after reading it; public for the
+/// fuzz targets). Never fails: what cannot be read is [`Damage`].
+pub fn parse(session_id: &str, bytes: &[u8]) -> LoadedSession {
     let mut session = LoadedSession {
         session_id: session_id.to_string(),
         created_at: None,
