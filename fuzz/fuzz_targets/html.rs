@@ -11,6 +11,9 @@ fuzz_target!(|data: &[u8]| {
     let (title, text) = fathom::corpus::html_to_text(html);
     let had = |c: char| html.contains(c);
     for c in text.chars().chain(title.unwrap_or_default().chars()) {
-        assert!(!c.is_control() || c == '\n' || had(c), "{c:?} from {html:?}");
+        assert!(
+            !c.is_control() || c == '\n' || had(c),
+            "{c:?} from {html:?}"
+        );
     }
 });

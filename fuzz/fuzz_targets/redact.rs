@@ -20,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
         let line = serde_json::to_string(&value).unwrap_or_default();
         let red = redact(&line, &secrets);
-        assert!(serde_json::from_str::<serde_json::Value>(&red).is_ok(), "{red}");
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&red).is_ok(),
+            "{red}"
+        );
     }
 });

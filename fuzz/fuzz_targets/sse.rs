@@ -2,7 +2,7 @@
 //! never change the outcome.
 #![no_main]
 
-use fathom::model::sse::{SseEvent, SseError, SseParser};
+use fathom::model::sse::{SseError, SseEvent, SseParser};
 use libfuzzer_sys::fuzz_target;
 
 fn parse(bytes: &[u8], cuts: &[usize]) -> Result<Vec<SseEvent>, SseError> {

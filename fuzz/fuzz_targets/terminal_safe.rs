@@ -16,7 +16,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(terminal_safe(&out), out);
     let json = serde_json::to_string(text).unwrap_or_default();
     assert_eq!(
-        serde_json::from_str::<String>(&json_safe(&json)).ok().as_deref(),
+        serde_json::from_str::<String>(&json_safe(&json))
+            .ok()
+            .as_deref(),
         Some(text)
     );
 });
