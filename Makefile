@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SHARED ?= ../shared
 
-.PHONY: run test model build lint fmt check bench eval-scifact eval-fomc clean-index
+.PHONY: run test model build lint fmt check bench eval-scifact eval-fomc clean-index fuzz
 
 ## Install the embedding model if missing, build, and run the app on its embedded defaults.
 run: model
@@ -41,3 +41,17 @@ eval-scifact: model
 
 eval-fomc: model
 	$(CARGO) run --quiet -- --data-dir target/eval/fomc eval --qa $(SHARED)/eval/fomc-qa-dev.jsonl --corpus $(SHARED)/corpus/fomc
+
+## Brief fuzzing runs of the file and network parsers (fuzz/fuzz_targets/), FUZZ_SECONDS each;
+## not part of `make test` or CI. cargo-fuzz on the stable toolchain with `--sanitizer none`
+## (no -Z flags: safe Rust needs no AddressSanitizer to find panics, overflows and broken
+## properties). Its build lives in target/fuzz. Crashes are saved under fuzz/artifacts/.
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := sse html session chunk redact terminal_safe
+fuzz:
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
+		$(CARGO) fuzz run --sanitizer none --target-dir target/fuzz $$t -- \
+			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 || exit 1; \
+	done

@@ -24,6 +24,9 @@ pub struct CorpusConfig {
     pub dir: Option<PathBuf>,
     pub chunk_words: usize,
     pub chunk_max_words: usize,
+    /// Index files that links inside the corpus folder point to outside it (off by default: a
+    /// downloaded corpus must not pull in, say, `~/notes` and send it to a model server).
+    pub follow_links_outside: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +59,13 @@ pub struct LlmConfig {
     pub timeout_secs: u64,
     /// The first byte of a reply must come within this; a server that stalls is given up on.
     pub first_byte_timeout_secs: u64,
+    /// Once a reply has started, its next event must come within this (keep-alive comments do
+    /// not count).
+    pub idle_timeout_secs: u64,
+    /// The most bytes of text one reply may carry; the client stops reading past it.
+    pub max_reply_bytes: usize,
+    /// A whole query, every model call and retry included, ends by this many seconds.
+    pub query_deadline_secs: u64,
     /// Retries of a transient or recoverable failure before the stage falls back.
     pub max_retries: u32,
     /// How long an open circuit breaker refuses calls before it lets one probe through.
@@ -93,6 +103,7 @@ impl Default for Config {
                 dir: None,
                 chunk_words: 160,
                 chunk_max_words: 200,
+                follow_links_outside: false,
             },
             embedding: EmbeddingConfig {
                 model_dir: None,
@@ -115,6 +126,9 @@ impl Default for Config {
                 model: None,
                 timeout_secs: 60,
                 first_byte_timeout_secs: 30,
+                idle_timeout_secs: 30,
+                max_reply_bytes: 1024 * 1024,
+                query_deadline_secs: 300,
                 max_retries: 2,
                 breaker_cooldown_secs: 30,
                 max_tokens: 1024,
@@ -299,6 +313,9 @@ const KEYS: &[Key] = &[
     key("corpus", "chunk_max_words", int(20, 400), |c, v| {
         c.corpus.chunk_max_words = v.int() as usize
     }),
+    key("corpus", "follow_links_outside", Kind::Bool, |c, v| {
+        c.corpus.follow_links_outside = v.bool()
+    }),
     key("embedding", "model_dir", Kind::Path, |c, v| {
         c.embedding.model_dir = Some(PathBuf::from(v.str()))
     }),
@@ -354,6 +371,18 @@ const KEYS: &[Key] = &[
     }),
     key("llm", "first_byte_timeout_secs", int(1, 3600), |c, v| {
         c.llm.first_byte_timeout_secs = v.int() as u64
+    }),
+    key("llm", "idle_timeout_secs", int(1, 3600), |c, v| {
+        c.llm.idle_timeout_secs = v.int() as u64
+    }),
+    key(
+        "llm",
+        "max_reply_bytes",
+        int(1024, 64 * 1024 * 1024),
+        |c, v| c.llm.max_reply_bytes = v.int() as usize,
+    ),
+    key("llm", "query_deadline_secs", int(1, 86_400), |c, v| {
+        c.llm.query_deadline_secs = v.int() as u64
     }),
     key("llm", "max_retries", int(0, 5), |c, v| {
         c.llm.max_retries = v.int() as u32
@@ -723,6 +752,10 @@ mod tests {
         assert_eq!(c.rerank.recency_boost, 0.05);
         assert_eq!(c.rerank.recent_year_window, 3);
         assert_eq!(c.llm.reflection_temperature, 0.0);
+        assert_eq!(c.llm.idle_timeout_secs, 30);
+        assert_eq!(c.llm.max_reply_bytes, 1024 * 1024);
+        assert_eq!(c.llm.query_deadline_secs, 300);
+        assert!(!c.corpus.follow_links_outside);
         assert_eq!(c.agent.max_reformulations, 2);
         assert!(c.model_dir().ends_with("models/all-MiniLM-L6-v2"));
     }

@@ -71,12 +71,14 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
     let doc_of = beir::write_corpus(&data, &corpus_dir)?;
     let status = load_embedder(&ecfg);
     if let Some(n) = status.notice() {
-        eprintln!("note: {n}");
+        errln!("note: {n}");
     }
     let report = index_corpus(&ecfg, &corpus_dir, status.embedder(), false, args.json)?;
-    eprintln!(
+    errln!(
         "index: {} documents, {} chunks, {:.1} s",
-        report.documents, report.chunks, report.seconds
+        report.documents,
+        report.chunks,
+        report.seconds
     );
     let mut retriever_cfg = ecfg.clone();
     retriever_cfg.retrieval.candidates = retriever_cfg.retrieval.candidates.max(100);
@@ -95,15 +97,15 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
             "reranker": retriever.info().reranker,
             "modes": scores,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        super::print_json(&serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "{} · {} judged queries · reranker {}",
             dir.display(),
             scores.first().map_or(0, |s| s.queries),
             retriever.info().reranker
         );
-        println!(
+        outln!(
             "{:<15} {:>9} {:>11} {:>8} {:>10}",
             "mode",
             format!("nDCG@{}", args.k),
@@ -112,9 +114,13 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
             "ms/query"
         );
         for s in &scores {
-            println!(
+            outln!(
                 "{:<15} {:>9.4} {:>11.4} {:>8.4} {:>10.2}",
-                s.mode, s.ndcg_at_10, s.recall_at_100, s.mrr_at_10, s.ms_per_query
+                s.mode,
+                s.ndcg_at_10,
+                s.recall_at_100,
+                s.mrr_at_10,
+                s.ms_per_query
             );
         }
     }
@@ -128,12 +134,14 @@ fn corpus_engine(cfg: &Config, json: bool) -> anyhow::Result<fathom::orchestrato
     let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
     let status = load_embedder(&ecfg);
     if let Some(n) = status.notice() {
-        eprintln!("note: {n}");
+        errln!("note: {n}");
     }
     let report = index_corpus(&ecfg, &corpus, status.embedder(), false, json)?;
-    eprintln!(
+    errln!(
         "index: {} documents, {} chunks, {:.1} s",
-        report.documents, report.chunks, report.seconds
+        report.documents,
+        report.chunks,
+        report.seconds
     );
     drop(status);
     super::ask::engine(&ecfg, true)
@@ -148,30 +156,26 @@ fn run_multidoc(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<Ex
         .build()?;
     let s = rt.block_on(multidoc::evaluate(&engine, &items));
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "file": file.display().to_string(), "multidoc": s })
-            )?
-        );
+        super::print_json(&serde_json::to_string_pretty(
+            &serde_json::json!({ "file": file.display().to_string(), "multidoc": s }),
+        )?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} · {} questions", file.display(), s.items);
-    println!("cites every side asked for:  {:.3}", s.cite_every_side);
-    println!("states every figure:         {:.3}", s.state_every_figure);
-    println!("citation precision:          {:.3}", s.citation_precision);
-    println!("planned intent as expected:  {:.3}", s.intent_agreement);
-    println!(
+    outln!("{} · {} questions", file.display(), s.items);
+    outln!("cites every side asked for:  {:.3}", s.cite_every_side);
+    outln!("states every figure:         {:.3}", s.state_every_figure);
+    outln!("citation precision:          {:.3}", s.citation_precision);
+    outln!("planned intent as expected:  {:.3}", s.intent_agreement);
+    outln!(
         "latency: median {:.0} ms, p95 {:.0} ms",
-        s.median_ms, s.p95_ms
+        s.median_ms,
+        s.p95_ms
     );
     for (intent, (n, sides, figs)) in &s.by_intent {
-        println!(
-            "  {intent:<12} {n:>3} questions · every side {sides:.2} · every figure {figs:.2}"
-        );
+        outln!("  {intent:<12} {n:>3} questions · every side {sides:.2} · every figure {figs:.2}");
     }
     for d in s.details.iter().filter(|d| !d.missing.is_empty()) {
-        println!(
+        outln!(
             "  {} ({:?} planned {:?}, {} tasks): {}",
             d.id,
             d.intent,
@@ -189,12 +193,14 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
     let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
     let status = load_embedder(&ecfg);
     if let Some(n) = status.notice() {
-        eprintln!("note: {n}");
+        errln!("note: {n}");
     }
     let report = index_corpus(&ecfg, &corpus, status.embedder(), false, args.json)?;
-    eprintln!(
+    errln!(
         "index: {} documents, {} chunks, {:.1} s",
-        report.documents, report.chunks, report.seconds
+        report.documents,
+        report.chunks,
+        report.seconds
     );
     if args.answers {
         let engine = super::ask::engine(&ecfg, true)?;
@@ -204,38 +210,36 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
             .build()?;
         let scores = rt.block_on(qa::evaluate_answers(&engine, &items));
         if args.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({ "file": file.display().to_string(), "answers": scores })
-                )?
-            );
+            super::print_json(&serde_json::to_string_pretty(
+                &serde_json::json!({ "file": file.display().to_string(), "answers": scores }),
+            )?);
         } else {
-            println!(
+            outln!(
                 "{} · {} questions · whole pipeline (offline)",
                 file.display(),
                 scores.items
             );
-            println!("cited file among citations: {:.3}", scores.cited);
+            outln!("cited file among citations: {:.3}", scores.cited);
             match scores.correct {
-                Some(c) => println!("correct rate or action:     {c:.3}"),
-                None => println!("correct rate or action:     n/a (no expected values)"),
+                Some(c) => outln!("correct rate or action:     {c:.3}"),
+                None => outln!("correct rate or action:     n/a (no expected values)"),
             }
-            println!(
+            outln!(
                 "end-to-end latency: median {:.0} ms, p95 {:.0} ms",
-                scores.median_ms, scores.p95_ms
+                scores.median_ms,
+                scores.p95_ms
             );
-            println!("final reasons: {:?}", scores.final_reasons);
-            println!(
+            outln!("final reasons: {:?}", scores.final_reasons);
+            outln!(
                 "retrieval mean relevance p10/p50/p90: {:?}",
                 scores.relevance_quantiles
             );
-            println!(
+            outln!(
                 "answer confidence p10/p50/p90: {:?}",
                 scores.confidence_quantiles
             );
             for f in &scores.failures {
-                println!("  {f}");
+                outln!("  {f}");
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -243,31 +247,34 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
     let retriever = open_retriever(&ecfg, status.into_embedder())?;
     let scores = qa::evaluate_retrieval(&retriever, &items)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "file": file.display().to_string(), "retrieval": scores })
-            )?
-        );
+        super::print_json(&serde_json::to_string_pretty(
+            &serde_json::json!({ "file": file.display().to_string(), "retrieval": scores }),
+        )?);
     } else {
-        println!(
+        outln!(
             "{} · {} questions · reranker {}",
             file.display(),
             items.len(),
             retriever.info().reranker
         );
-        println!(
+        outln!(
             "{:<12} {:>7} {:>7} {:>10}",
-            "year filter", "hit@1", "hit@5", "median ms"
+            "year filter",
+            "hit@1",
+            "hit@5",
+            "median ms"
         );
         for s in &scores {
-            println!(
+            outln!(
                 "{:<12} {:>7.3} {:>7.3} {:>10.2}",
-                s.year_filter, s.hit_at_1, s.hit_at_5, s.median_ms
+                s.year_filter,
+                s.hit_at_1,
+                s.hit_at_5,
+                s.median_ms
             );
         }
         if let Some(s) = scores.first().filter(|s| !s.misses.is_empty()) {
-            println!(
+            outln!(
                 "not in the top 5 without a year filter: {}",
                 s.misses.join(", ")
             );

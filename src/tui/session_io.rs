@@ -64,7 +64,7 @@ impl SessionIo {
             finished_at: now,
             result: result.clone(),
         };
-        store.append(&record)
+        store.append(&record).map(|_| ())
     }
 
     /// Performs a session effect; the action it returns carries the outcome back to `update`.
