@@ -65,8 +65,13 @@ pub fn apply(app: &mut App, event: Event) {
             app.running = None;
         }
         Event::Passage { chunk_id, passage } => app.add_passage(chunk_id, passage.map(|p| *p)),
-        // The task graph is drawn from the finished result for now.
-        Event::Graph { .. } => {}
+        Event::Graph { update, .. } => {
+            if let Some(t) = app.running_turn_mut() {
+                t.graph
+                    .get_or_insert_with(Default::default)
+                    .apply(&update);
+            }
+        }
     }
 }
 

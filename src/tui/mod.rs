@@ -32,6 +32,7 @@ pub mod app;
 pub mod components;
 pub mod event_loop;
 pub mod events;
+pub mod graph;
 pub mod json_tree;
 pub mod keymap;
 pub mod keys;

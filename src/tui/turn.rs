@@ -34,6 +34,8 @@ pub struct Turn {
     pub path: Vec<NodeId>,
     pub cancelled: bool,
     pub rejected: Option<String>,
+    /// A decomposed question's task graph, live.
+    pub graph: Option<crate::tui::graph::LiveGraph>,
 }
 
 impl Turn {
@@ -94,6 +96,9 @@ impl Turn {
             }
         }
         self.path = result.stages.iter().map(|s| s.id.clone()).collect();
+        if let Some(g) = crate::tui::graph::LiveGraph::from_result(&result) {
+            self.graph = Some(g);
+        }
         self.result = Some(result);
     }
 

@@ -58,6 +58,18 @@ pub static KEYS: KeyGroup = KeyGroup {
     ],
 };
 
+/// The inspector entry that shows the result's `react_log`.
+pub const REACT_LOG: &str = "react_log";
+
+/// What the inspector shows for `key`: a stage's slice, or the `react_log`.
+fn entry(result: &OrchestrationResult, key: &str) -> Option<serde_json::Value> {
+    match result.cached_state.get(key) {
+        Some(v) => Some(v.clone()),
+        None if key == REACT_LOG => serde_json::to_value(&result.react_log).ok(),
+        None => None,
+    }
+}
+
 /// `cached_state` keys that belong to the session, not to a stage.
 pub fn is_session_field(key: &str) -> bool {
     key == "session_id"
@@ -81,6 +93,10 @@ pub fn state_keys(result: &OrchestrationResult, topology: &TopologyView) -> Vec<
         .collect();
     rest.sort_by_key(|k| topology.position(k));
     stages.extend(rest.into_iter().cloned());
+    // A decomposed question's record of how its graph was planned and run, replayable here.
+    if !result.react_log.is_empty() {
+        stages.push(REACT_LOG.to_string());
+    }
     stages.extend(
         result
             .cached_state
@@ -153,8 +169,8 @@ impl Inspector {
     /// The visible lines of the selected stage's JSON tree.
     fn tree(&self, result: Option<&OrchestrationResult>, keys: &[String]) -> Vec<JsonLine> {
         keys.get(self.stage)
-            .and_then(|k| result?.cached_state.get(k))
-            .map(|v| json_lines(v, &self.folded))
+            .and_then(|k| entry(result?, k))
+            .map(|v| json_lines(&v, &self.folded))
             .unwrap_or_default()
     }
 

@@ -28,9 +28,42 @@ pub fn key(app: &App, key: &KeyEvent) -> Option<Action> {
     KEYS.find(key, app.typing(), |g| app.holds(g))
 }
 
-/// Height the topology panel wants (one line per stage, a loop line, borders).
+/// Height the topology panel wants (one line per stage, a loop line, borders, and the task
+/// graph's header and tasks when the question was decomposed).
 pub fn height(app: &App) -> u16 {
-    u16::try_from(app.topology.nodes.len() + 3).unwrap_or(u16::MAX)
+    let graph = app
+        .current_turn()
+        .and_then(|t| t.graph.as_ref())
+        .map_or(0, |g| g.tasks.len() + 1);
+    u16::try_from(app.topology.nodes.len() + 3 + graph).unwrap_or(u16::MAX)
+}
+
+/// The task graph: one line per task by depth and group, its state, time and finishing order.
+fn graph_lines(app: &App, g: &crate::tui::graph::LiveGraph, lines: &mut Vec<Line<'static>>) {
+    use crate::orchestrator::api::TaskStatus;
+    lines.push(Line::from(Span::styled(
+        format!("task graph: {} tasks, {} groups", g.tasks.len(), g.groups),
+        Style::default().add_modifier(Modifier::BOLD),
+    )));
+    for t in g.ordered() {
+        let (sym, color) = match t.status {
+            TaskStatus::Pending => ("·", Color::DarkGray),
+            TaskStatus::Running => (theme::spinner(app.spinner_tick), Color::Yellow),
+            TaskStatus::Done => ("✓", Color::Green),
+            TaskStatus::Failed => ("✗", Color::Red),
+            TaskStatus::TimedOut => ("⧗", Color::Red),
+            TaskStatus::Skipped => ("–", Color::DarkGray),
+        };
+        let group = t.group.map(|g| format!("g{}", g + 1)).unwrap_or_else(|| "  ".into());
+        let order = t.finished_as.map(|n| format!(" #{n}")).unwrap_or_default();
+        let time = if t.ms > 0.0 { format!(" {:.0} ms", t.ms) } else { String::new() };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{}{sym} ", "  ".repeat(t.depth + 1)), Style::default().fg(color)),
+            Span::styled(format!("{group} "), theme::dim()),
+            Span::raw(t.label.clone()),
+            Span::styled(format!("{time}{order}"), Style::default().fg(color)),
+        ]));
+    }
 }
 
 pub fn lines(app: &App) -> Vec<Line<'static>> {
@@ -84,6 +117,9 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         format!("loops: {loops}"),
         theme::dim(),
     )));
+    if let Some(g) = turn.and_then(|t| t.graph.as_ref()) {
+        graph_lines(app, g, &mut lines);
+    }
     lines
 }
 
