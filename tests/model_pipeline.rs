@@ -194,7 +194,7 @@ fn valid_reply(body: &Value) -> String {
             "session_id": session, "response_id": rid,
             "revised_query": "FOMC federal funds rate decision March 15 2020",
             "coherence": "coherent", "coherence_reason": null, "needs_retrieval": true,
-            "intent": "lookup", "date_start": "2020-03-15", "date_end": "2020-03-15",
+            "intent": "factual", "date_start": "2020-03-15", "date_end": "2020-03-15",
             "top_k_hint": null, "reply": null
         }),
         "reformulate" => json!({

@@ -60,7 +60,7 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
     let mut cached_state = BTreeMap::new();
     cached_state.insert(
         "plan".to_string(),
-        serde_json::json!({"revised_query": "council budget 2020", "intent": "lookup", "top_k_hint": 10}),
+        serde_json::json!({"revised_query": "council budget 2020", "intent": "factual", "top_k_hint": 10}),
     );
     cached_state.insert(
         "retrieve".to_string(),
