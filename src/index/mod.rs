@@ -6,6 +6,7 @@ pub mod embed;
 pub mod error;
 pub mod fuse;
 pub mod manifest;
+mod onnx_bert;
 pub mod open;
 pub mod rerank;
 pub mod retrieve;
