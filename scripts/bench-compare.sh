@@ -5,6 +5,7 @@
 # figures on a shared machine vary by 2x between runs; the ratios of one run are what count.
 #
 # The Python venv (about 6 GB with PyTorch) is installed once under ~/.cache/fathom-bench/venv.
+# FATHOM_BIN=path skips the release build and measures that binary instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared}
@@ -20,15 +21,18 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import sentence_trans
   "$venv/bin/pip" install -q --disable-pip-version-check sentence-transformers rank_bm25 numpy
 fi
 
-cargo build --release --quiet
+if [ -z "${FATHOM_BIN:-}" ]; then
+  cargo build --release --quiet
+  FATHOM_BIN=./target/release/fathom
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 cp "$shared"/corpus/fomc/*_statement.md "$work/corpus/"
-echo "indexing $(ls "$work/corpus" | wc -l) statements (fathom, release) ..."
-./target/release/fathom --data-dir "$work/data" --corpus "$work/corpus" index >/dev/null
+echo "indexing $(ls "$work/corpus" | wc -l) statements with $FATHOM_BIN ..."
+"$FATHOM_BIN" --data-dir "$work/data" --corpus "$work/corpus" index >/dev/null
 echo "fathom bench ..."
-./target/release/fathom --data-dir "$work/data" bench --json --queries "$qa" --rounds 1 \
+"$FATHOM_BIN" --data-dir "$work/data" bench --json --queries "$qa" --rounds 1 \
   --embed-chunks 100000 >"$work/fathom.json"
 echo "Python baseline ..."
 "$venv/bin/python" scripts/py_baseline_stats.py "$shared/tools/py_baseline.py" "$model" \
