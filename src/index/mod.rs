@@ -10,6 +10,7 @@ pub mod error;
 pub mod fuse;
 pub mod manifest;
 pub mod memory;
+mod onnx_bert;
 pub mod open;
 pub mod rerank;
 pub mod retriever;
