@@ -223,13 +223,14 @@ impl StartupView {
                     self.to_index = Some(to_embed);
                 }
                 IndexProgress::Skipped { .. } => self.skipped += 1,
-                IndexProgress::Embedded { done, total } => {
+                IndexProgress::Embedded { done, total, .. } => {
                     self.phase = Phase::Embedding;
                     self.embedded = done;
                     self.embed_total = total;
                 }
                 IndexProgress::Rebuilding { reason } => self.rebuilding = Some(reason),
                 IndexProgress::Writing => self.phase = Phase::Writing,
+                IndexProgress::Published { .. } => {}
             },
         }
     }
@@ -314,10 +315,15 @@ mod tests {
                 documents: 3,
                 to_embed: 10,
             }),
-            Progress::Index(IndexProgress::Embedded { done: 5, total: 10 }),
+            Progress::Index(IndexProgress::Embedded {
+                done: 5,
+                total: 10,
+                eta: None,
+            }),
             Progress::Index(IndexProgress::Embedded {
                 done: 10,
                 total: 10,
+                eta: None,
             }),
             Progress::Index(IndexProgress::Writing),
             Progress::Phase(Phase::Opening),
@@ -333,6 +339,7 @@ mod tests {
         half.apply(Progress::Index(IndexProgress::Embedded {
             done: 5,
             total: 10,
+            eta: None,
         }));
         assert!((half.ratio() - 0.5).abs() < 1e-9, "{}", half.ratio());
     }

@@ -180,6 +180,7 @@ mod tests {
         v.apply(Progress::Index(IndexProgress::Embedded {
             done: 300,
             total: 742,
+            eta: None,
         }));
         let mut t = Terminal::new(TestBackend::new(100, 20)).unwrap();
         t.draw(|f| render_startup(&v, f)).unwrap();
