@@ -3,14 +3,18 @@
 //! It is written as the chunks stream out of the corpus, so a build never holds them all.
 
 use super::error::IndexError;
-use super::fsio::{verify_trailer, ChecksummedWriter, Written};
+use super::fsio::{check_trailer, hex, ChecksummedWriter, Written, TRAILER_LEN};
 use super::generation::GenerationId;
 use crate::corpus::Chunk;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 pub const FILE: &str = "chunks.jsonl";
 const FORMAT: u32 = 3;
+/// How the footer line starts (chunk rows start with `{"chunk_id"`).
+const FOOTER_START: &[u8] = b"{\"fathom_chunk_table\"";
 
 #[derive(Serialize, Deserialize)]
 struct Footer {
@@ -75,21 +79,62 @@ impl ChunkTableWriter {
 }
 
 /// Reads and checks a chunk table: its checksum (and the manifest's), its table id, its count.
+/// Streams the file line by line, so only the parsed chunks are ever in memory.
 pub fn read(
     path: &Path,
     sha256: &str,
     table: GenerationId,
     count: usize,
 ) -> Result<Vec<Chunk>, IndexError> {
-    let bytes = std::fs::read(path).map_err(|e| IndexError::io(path, e))?;
     let bad = |reason: String| IndexError::corrupt(path, format!("chunk table: {reason}"));
-    let (body, _) = verify_trailer(&bytes, Some(sha256)).map_err(bad)?;
-    let body = body.strip_suffix(b"\n").unwrap_or(body);
-    let (rows, footer) = match body.iter().rposition(|&b| b == b'\n') {
-        Some(i) => (&body[..i], &body[i + 1..]),
-        None => (&body[..0], body),
-    };
-    let footer: Footer = serde_json::from_slice(footer).map_err(|e| bad(format!("footer: {e}")))?;
+    let io = |e| IndexError::io(path, e);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let body_len = len
+        .checked_sub(TRAILER_LEN as u64)
+        .ok_or_else(|| bad(format!("{len} bytes, too short to be complete")))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut body = (&mut reader).take(body_len);
+    let mut hasher = Sha256::new();
+    let mut chunks = Vec::with_capacity(count.min(1 << 22));
+    let mut footer: Option<Footer> = None;
+    // A damaged file usually fails to parse before its checksum can be checked: the first
+    // problem is kept and reported only if the checksum passes, so damage reads as damage.
+    let mut problem: Option<String> = None;
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        if body.read_until(b'\n', &mut line).map_err(io)? == 0 {
+            break;
+        }
+        hasher.update(&line);
+        if problem.is_some() {
+            continue;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if footer.is_some() {
+            problem = Some("rows after the footer".into());
+        } else if text.starts_with(FOOTER_START) {
+            match serde_json::from_slice(text) {
+                Ok(f) => footer = Some(f),
+                Err(e) => problem = Some(format!("footer: {e}")),
+            }
+        } else if chunks.len() >= count {
+            problem = Some(format!("more rows than the {count} the manifest lists"));
+        } else {
+            match serde_json::from_slice(text) {
+                Ok(c) => chunks.push(c),
+                Err(e) => problem = Some(format!("row {}: {e}", chunks.len())),
+            }
+        }
+    }
+    let mut trailer = Vec::with_capacity(TRAILER_LEN);
+    reader.read_to_end(&mut trailer).map_err(io)?;
+    check_trailer(&trailer, &hex(&hasher.finalize()), sha256).map_err(bad)?;
+    if let Some(p) = problem {
+        return Err(bad(p));
+    }
+    let footer = footer.ok_or_else(|| bad("no footer (the file was never finished)".into()))?;
     if footer.fathom_chunk_table != FORMAT {
         return Err(bad(format!("format {}", footer.fathom_chunk_table)));
     }
@@ -99,24 +144,11 @@ pub fn read(
             footer.table
         )));
     }
-    if footer.count != count {
+    if footer.count != count || chunks.len() != count {
         return Err(bad(format!(
-            "{} chunks, the manifest lists {count}",
+            "{} rows, footer {}, the manifest lists {count}",
+            chunks.len(),
             footer.count
-        )));
-    }
-    let mut chunks = Vec::with_capacity(count);
-    if count > 0 {
-        for (i, line) in rows.split(|&b| b == b'\n').enumerate() {
-            let chunk: Chunk =
-                serde_json::from_slice(line).map_err(|e| bad(format!("row {i}: {e}")))?;
-            chunks.push(chunk);
-        }
-    }
-    if chunks.len() != count {
-        return Err(bad(format!(
-            "{} rows, the footer says {count}",
-            chunks.len()
         )));
     }
     Ok(chunks)
@@ -158,6 +190,16 @@ mod tests {
         let err = read(&path, &part.written.sha256, other, 3).unwrap_err();
         assert!(err.to_string().contains("belongs to table"), "{err}");
         assert!(read(&path, &part.written.sha256, table, 4).is_err());
+
+        let bytes = std::fs::read(&path).unwrap();
+        let mut flipped = bytes.clone();
+        flipped[30] ^= 0x01;
+        std::fs::write(&path, &flipped).unwrap();
+        let err = read(&path, &part.written.sha256, table, 3).unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
+        std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+        let err = read(&path, &part.written.sha256, table, 3).unwrap_err();
+        assert!(err.to_string().contains("trailer"), "{err}");
     }
 
     #[test]

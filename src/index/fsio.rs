@@ -133,12 +133,23 @@ pub(crate) fn verify_trailer<'a>(
         return Err(format!("{} bytes, too short to be complete", bytes.len()));
     }
     let (body, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
+    let actual = sha256_hex(body);
+    check_stored(trailer, &actual, expected)?;
+    Ok((body, actual))
+}
+
+/// Checks a trailer read on its own against the checksum of the bytes before it (computed
+/// while streaming them) and the manifest's.
+pub(crate) fn check_trailer(trailer: &[u8], actual: &str, expected: &str) -> Result<(), String> {
+    check_stored(trailer, actual, Some(expected))
+}
+
+fn check_stored(trailer: &[u8], actual: &str, expected: Option<&str>) -> Result<(), String> {
     let stored = trailer
         .strip_prefix(TRAILER_TAG)
         .and_then(|t| t.strip_suffix(b"\n"))
         .and_then(|t| std::str::from_utf8(t).ok())
         .ok_or("no checksum trailer (the file is truncated or was never finished)")?;
-    let actual = sha256_hex(body);
     if actual != stored {
         return Err("checksum mismatch: the file changed after it was written".to_string());
     }
@@ -151,7 +162,7 @@ pub(crate) fn verify_trailer<'a>(
             ));
         }
     }
-    Ok((body, actual))
+    Ok(())
 }
 
 fn short(hex: &str) -> &str {
