@@ -3,17 +3,20 @@
 //! them. The CLI and the terminal UI both start here.
 
 use crate::config::Config;
+use crate::index::build::{build_sparse, SparseBuilt};
+use crate::index::embed::Embedder;
 use crate::index::embedded::EmbeddedRetriever;
 use crate::index::open::{
     chunk_options, index_dir, load_embedder, load_reranker, retrieval_settings,
 };
-use crate::index::store::{build, BuildOptions, IndexProgress, IndexStore};
+use crate::index::store::{BuildOptions, IndexProgress, IndexReport, IndexStore};
 use crate::index::{IndexError, Retriever};
 use crate::orchestrator::api::{Engine, StartupProgress};
 use crate::orchestrator::chat::{api_key_from_env, BackendError, ChatBackend};
 use crate::orchestrator::driver::Driver;
 use crate::orchestrator::topology::TopologyError;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
@@ -62,8 +65,9 @@ pub fn engine_on(
         Some(c) => format!("{} · {}", c.model, retriever.info().reranker),
         None => format!("offline · {}", retriever.info().reranker),
     };
-    let driver = Driver::qa(retriever, chat, cfg.agent.max_reformulations)?
-        .with_deadline(std::time::Duration::from_secs(cfg.llm.query_deadline_secs.max(1)));
+    let driver = Driver::qa(retriever, chat, cfg.agent.max_reformulations)?.with_deadline(
+        std::time::Duration::from_secs(cfg.llm.query_deadline_secs.max(1)),
+    );
     Ok(Engine::new(Arc::new(driver), backend))
 }
 
@@ -74,14 +78,51 @@ pub fn engine(cfg: &Config, notice: &mut dyn FnMut(String)) -> Result<Engine, Wi
     engine_on(cfg, retriever, chat)
 }
 
-/// Brings the index up to date with `corpus`, then opens the engine on it, reporting progress
-/// (the terminal UI's startup).
+/// An engine ready to answer, and the dense vectors still to compute behind it.
+pub struct Prepared {
+    pub engine: Engine,
+    /// Phase 2 of a progressive build; `None` when the vectors are complete (or there is no
+    /// embedding model).
+    pub dense_fill: Option<DenseFill>,
+}
+
+/// Embeds the chunks phase 1 left without a vector and publishes them; the retriever switches
+/// to hybrid retrieval at the next question after the last publication.
+pub struct DenseFill {
+    sparse: SparseBuilt,
+    embedder: Arc<Embedder>,
+}
+
+impl DenseFill {
+    /// Blocks until every vector is computed (or `cancel` is set between batches; what was
+    /// embedded is kept for the next build either way).
+    pub fn run(
+        self,
+        cancel: &AtomicBool,
+        report: &mut dyn FnMut(StartupProgress),
+    ) -> Result<IndexReport, WiringError> {
+        let r = self
+            .sparse
+            .embed(&self.embedder, cancel, &mut |p| report(startup_progress(p)))?;
+        tracing::info!(
+            computed = r.embedded_chunks.computed,
+            missing = r.embedded_chunks.missing,
+            seconds = r.seconds,
+            "dense vectors filled in"
+        );
+        Ok(r)
+    }
+}
+
+/// Brings the index up to date with `corpus` progressively (the terminal UI's startup): BM25
+/// and the chunk table first, then the engine opens on them at once, and the missing dense
+/// vectors are left to [`DenseFill::run`], which the caller runs behind the chat.
 pub fn prepare(
     cfg: &Config,
     corpus: &Path,
     chat: Option<Arc<ChatBackend>>,
     report: &mut dyn FnMut(StartupProgress),
-) -> Result<Engine, WiringError> {
+) -> Result<Prepared, WiringError> {
     report(StartupProgress::LoadingModel);
     let status = load_embedder(cfg);
     if let Some(n) = status.notice() {
@@ -98,12 +139,13 @@ pub fn prepare(
         links: crate::corpus::LinkPolicy::from_config(&cfg.corpus),
         rebuild: false,
     };
-    let built = build(&opts, &mut |p| report(startup_progress(p)))?;
+    let sparse = build_sparse(&opts, &mut |p| report(startup_progress(p)))?;
     tracing::info!(
-        documents = built.documents,
-        chunks = built.chunks,
-        seconds = built.seconds,
-        "indexed"
+        documents = sparse.report().documents,
+        chunks = sparse.report().chunks,
+        seconds = sparse.report().seconds,
+        dense_missing = sparse.dense_missing(),
+        "indexed (phase 1)"
     );
     report(StartupProgress::Opening);
     let retriever = EmbeddedRetriever::new(
@@ -112,7 +154,15 @@ pub fn prepare(
         load_reranker(cfg)?,
         retrieval_settings(cfg),
     );
-    engine_on(cfg, Arc::new(retriever), chat)
+    let dense_fill = match retriever.shared_embedder() {
+        Some(embedder) if sparse.dense_missing() > 0 => Some(DenseFill { sparse, embedder }),
+        _ => {
+            sparse.finish();
+            None
+        }
+    };
+    let engine = engine_on(cfg, Arc::new(retriever), chat)?;
+    Ok(Prepared { engine, dense_fill })
 }
 
 fn startup_progress(p: IndexProgress) -> StartupProgress {
@@ -125,8 +175,16 @@ fn startup_progress(p: IndexProgress) -> StartupProgress {
             to_embed,
         },
         IndexProgress::Skipped { path, reason } => StartupProgress::Skipped { path, reason },
-        IndexProgress::Embedded { done, total } => StartupProgress::Embedded { done, total },
+        IndexProgress::Embedded { done, total, eta } => StartupProgress::Embedded {
+            done,
+            total,
+            eta_secs: eta.map(|d| d.as_secs()),
+        },
         IndexProgress::Rebuilding { reason } => StartupProgress::Rebuilding { reason },
         IndexProgress::Writing => StartupProgress::Writing,
+        IndexProgress::Published { dense, .. } => StartupProgress::Published {
+            embedded: dense.embedded,
+            total: dense.total,
+        },
     }
 }

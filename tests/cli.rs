@@ -140,13 +140,20 @@ fn missing_and_damaged_indexes_say_how_to_rebuild() {
         data.path(),
         &["--corpus", c.path().to_str().unwrap(), "index"],
     );
-    let vectors = data.path().join("index/vectors.bin");
-    let len = std::fs::metadata(&vectors).unwrap().len();
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&vectors)
-        .unwrap();
-    f.set_len(len - 7).unwrap();
+    // Cut the end off every generation's chunk table, so no whole generation is left to serve.
+    let tables: Vec<_> = common::files_under(&data.path().join("index"))
+        .into_iter()
+        .filter(|p| p.ends_with("chunks.jsonl"))
+        .collect();
+    assert!(!tables.is_empty());
+    for table in tables {
+        let len = std::fs::metadata(&table).unwrap().len();
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&table)
+            .unwrap();
+        f.set_len(len - 7).unwrap();
+    }
     let o = run(data.path(), &["search", "heron"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);

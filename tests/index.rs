@@ -75,7 +75,12 @@ fn incremental_indexing_embeds_only_what_changed() {
     let data = tempfile::tempdir().unwrap();
     let r = index(corpus.path(), data.path(), true);
     assert_eq!(
-        (r.documents, r.added, r.unchanged, r.embedded_chunks),
+        (
+            r.documents,
+            r.added,
+            r.unchanged,
+            r.embedded_chunks.computed
+        ),
         (3, 3, 0, 3)
     );
     assert!(r.dense);
@@ -88,10 +93,12 @@ fn incremental_indexing_embeds_only_what_changed() {
             r.changed,
             r.removed,
             r.unchanged,
-            r.embedded_chunks
+            r.embedded_chunks.computed
         ),
         (0, 0, 0, 3, 0)
     );
+    assert_eq!(r.published, 0, "an unchanged corpus publishes nothing");
+    assert_eq!(r.embedded_chunks.reused, 3);
 
     write(
         corpus.path(),
@@ -111,10 +118,12 @@ fn incremental_indexing_embeds_only_what_changed() {
             r.changed,
             r.removed,
             r.unchanged,
-            r.embedded_chunks
+            r.embedded_chunks.computed
         ),
         (1, 1, 1, 1, 2)
     );
+    assert_eq!(r.embedded_chunks.reused, 1);
+    assert!(r.dense);
     assert_eq!(r.documents, 3);
     assert_eq!(r.chunks, 3);
 
@@ -177,20 +186,74 @@ fn unchanged_documents_keep_their_chunk_ids_and_vectors() {
     assert_eq!(after.vectors().unwrap().row(row), vec_before.as_slice());
 }
 
+/// The generation folders of an index, oldest first.
+fn generations(index: &Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(index)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && p.file_name().unwrap().to_string_lossy().starts_with("gen-"))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 #[test]
-fn a_damaged_index_is_reported_and_rebuilt_by_index() {
+fn a_damaged_generation_falls_back_and_index_repairs_it_without_embedding() {
     let corpus = small_corpus();
     let data = tempfile::tempdir().unwrap();
-    index(corpus.path(), data.path(), true);
-    let vectors = data.path().join("vectors.bin");
-    let bytes = std::fs::read(&vectors).unwrap();
-    std::fs::write(&vectors, &bytes[..bytes.len() / 2]).unwrap();
+    let first = index(corpus.path(), data.path(), true);
+    let current = IndexStore::open(data.path()).unwrap();
+    assert_eq!(current.generation().to_string(), first.generation);
+    let served_dir = current.generation_dir();
+    drop(current);
+
+    // Flip one byte in the served generation's vectors: its checksum catches it.
+    let vectors = served_dir.join("vectors.bin");
+    let mut bytes = std::fs::read(&vectors).unwrap();
+    bytes[100] ^= 0x20;
+    std::fs::write(&vectors, &bytes).unwrap();
+    let err = IndexStore::open_generation(data.path(), first.generation.parse_id())
+        .err()
+        .expect("the flipped byte is caught");
+    assert!(matches!(err, IndexError::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("checksum"), "{err}");
+    // The previous generation (BM25 published before the vectors) is served meanwhile.
+    let store = IndexStore::open(data.path()).unwrap();
+    assert_ne!(store.generation().to_string(), first.generation);
+    let notice = store.fallback().expect("the fallback is reported");
+    assert!(
+        notice.contains("damaged") && notice.contains("fathom index"),
+        "{notice}"
+    );
+    assert_eq!(store.chunks().len(), 3);
+    drop(store);
+
+    let r = index(corpus.path(), data.path(), true);
+    assert!(r.repaired.is_some(), "{r:?}");
+    assert_eq!(r.embedded_chunks.computed, 0, "vectors come from the cache");
+    assert!(r.dense);
+    let store = IndexStore::open(data.path()).unwrap();
+    assert!(store.fallback().is_none());
+    assert!(store.vectors().is_some());
+
+    // Cut every chunk table: nothing whole is left, and the error says how to fix it.
+    for g in generations(data.path()) {
+        let t = g.join("chunks.jsonl");
+        let len = std::fs::metadata(&t).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&t)
+            .unwrap()
+            .set_len(len / 2)
+            .unwrap();
+    }
+    drop(store);
     let err = IndexStore::open(data.path())
         .err()
-        .expect("truncated vectors are caught");
+        .expect("truncated tables are caught");
     assert!(matches!(err, IndexError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("fathom index --rebuild"), "{err}");
-
     let r = index(corpus.path(), data.path(), true);
     assert!(
         r.rebuilt
@@ -200,22 +263,33 @@ fn a_damaged_index_is_reported_and_rebuilt_by_index() {
         r.rebuilt
     );
     assert_eq!(r.chunks, 3);
-    assert!(IndexStore::open(data.path()).is_ok());
+    assert_eq!(r.embedded_chunks.computed, 0, "the rebuild embeds nothing");
+    let store = IndexStore::open(data.path()).unwrap();
+    assert_eq!(store.sparse().num_chunks(), 3);
 
-    std::fs::write(data.path().join("chunks.json"), b"[{\"chunk_id\": 1").unwrap();
+    // An edited manifest fails its checksum.
+    let manifest = store.generation_dir().join("manifest.json");
+    drop(store);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replacen("\"year\": 20", "\"year\": 19", 1)).unwrap();
     assert!(matches!(
-        IndexStore::open(data.path()),
-        Err(IndexError::Corrupt { .. })
-    ));
-    std::fs::write(data.path().join("manifest.json"), b"{}").unwrap();
-    assert!(matches!(
-        IndexStore::open(data.path()),
+        IndexStore::open_generation(data.path(), r.generation.parse_id()),
         Err(IndexError::Corrupt { .. })
     ));
     assert!(matches!(
         IndexStore::open(&data.path().join("nothing")),
         Err(IndexError::Missing { .. })
     ));
+}
+
+trait ParseId {
+    fn parse_id(&self) -> fathom::index::generation::GenerationId;
+}
+
+impl ParseId for String {
+    fn parse_id(&self) -> fathom::index::generation::GenerationId {
+        fathom::index::generation::GenerationId::parse(self).expect("a generation id")
+    }
 }
 
 #[test]
@@ -393,4 +467,184 @@ fn hybrid_hits_carry_every_score_and_modes_differ() {
     let ids: Vec<&str> = hybrid.hits.iter().map(|h| h.chunk_id.as_str()).collect();
     let unique: std::collections::HashSet<&&str> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "deduplicated by chunk_id");
+}
+
+#[test]
+fn an_index_from_an_older_fathom_is_named_as_such_and_rebuilt() {
+    let corpus = small_corpus();
+    let data = tempfile::tempdir().unwrap();
+    // The format-2 layout: every part directly in the index folder.
+    std::fs::write(
+        data.path().join("manifest.json"),
+        r#"{"format":2,"embedding_model":null,"chunk_target_words":160,"chunk_max_words":200,"documents":{}}"#,
+    )
+    .unwrap();
+    std::fs::write(data.path().join("chunks.json"), b"[]").unwrap();
+    std::fs::create_dir(data.path().join("bm25")).unwrap();
+    let err = IndexStore::open(data.path()).err().expect("not served");
+    assert!(
+        matches!(err, IndexError::Outdated { found: 2, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("run `fathom index`"), "{err}");
+
+    let r = index(corpus.path(), data.path(), false);
+    assert!(
+        r.rebuilt.as_deref().is_some_and(|w| w.contains("format 2")),
+        "{:?}",
+        r.rebuilt
+    );
+    assert!(!data.path().join("manifest.json").exists());
+    assert!(!data.path().join("bm25").exists());
+    assert_eq!(IndexStore::open(data.path()).unwrap().chunks().len(), 3);
+}
+
+#[test]
+fn bm25_is_served_after_phase_one_and_dense_arrives_as_a_newer_generation() {
+    use fathom::index::store::{build_sparse, IndexProgress};
+    use std::sync::atomic::AtomicBool;
+    let corpus = small_corpus();
+    let data = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        corpus_root: corpus.path(),
+        index_dir: data.path(),
+        embedder: Some(embedder()),
+        chunking: ChunkOptions::default(),
+        links: fathom::corpus::LinkPolicy::default(),
+        rebuild: false,
+    };
+    let mut events = Vec::new();
+    let phase1 = build_sparse(&opts, &mut |p| events.push(p)).unwrap();
+    assert_eq!(phase1.dense_missing(), 3);
+    // BM25 works now; dense is not there yet and says so.
+    let sparse_only = IndexStore::open(data.path()).unwrap();
+    assert_eq!(sparse_only.generation(), phase1.generation());
+    assert!(sparse_only.vectors().is_none());
+    let c = sparse_only.dense_coverage();
+    assert_eq!((c.embedded, c.total, c.is_complete()), (0, 3, false));
+    assert_eq!(
+        sparse_only
+            .sparse()
+            .search("telescope orbit", &[], 3)
+            .unwrap()[0]
+            .chunk_id,
+        sparse_only.chunks()[2].chunk_id
+    );
+    assert!(sparse_only.newer_generation().unwrap().is_none());
+    assert!(matches!(
+        events.last(),
+        Some(IndexProgress::Published { dense, .. }) if dense.embedded == 0 && dense.total == 3
+    ));
+
+    // Phase 2, cancelled before the first batch: nothing embedded, nothing lost.
+    let cancel = AtomicBool::new(true);
+    let r = phase1.embed(embedder(), &cancel, &mut |_| {}).unwrap();
+    assert_eq!(
+        (r.embedded_chunks.computed, r.embedded_chunks.missing),
+        (0, 3)
+    );
+    assert!(!r.dense);
+
+    // Phase 2 to the end, with progress carrying an estimate of the time left.
+    let phase1 = build_sparse(&opts, &mut |_| {}).unwrap();
+    let mut etas = Vec::new();
+    let r = phase1
+        .embed(embedder(), &AtomicBool::new(false), &mut |p| {
+            if let IndexProgress::Embedded { done, total, eta } = p {
+                etas.push((done, total, eta));
+            }
+        })
+        .unwrap();
+    assert!(r.dense && r.embedded_chunks.computed == 3);
+    assert_eq!(etas.last().map(|e| (e.0, e.1)), Some((3, 3)));
+    assert!(etas.last().unwrap().2.is_some());
+
+    // A running process sees the newer generation and reopens onto hybrid retrieval.
+    let newer = sparse_only
+        .newer_generation()
+        .unwrap()
+        .expect("a newer one");
+    assert_eq!(newer.to_string(), r.generation);
+    let upgraded = sparse_only.reopen_if_newer().unwrap().expect("reopened");
+    assert!(upgraded.vectors().is_some());
+    assert!(upgraded.reopen_if_newer().unwrap().is_none());
+    let q = embedder().embed_query("rocket telescope").unwrap();
+    let hits = upgraded.dense_search(&q, &[2021], 3);
+    assert_eq!(hits.len(), 1, "the year filter keeps 2021 only");
+    assert_eq!(upgraded.chunks()[hits[0].0].year, Some(2021));
+}
+
+/// The terminal UI's start on a new corpus: the engine answers from BM25 as soon as phase 1 is
+/// published, says so in the answer's warnings, and the same engine answers with hybrid
+/// retrieval once the vectors are filled in behind it — no restart.
+#[test]
+fn a_progressive_start_answers_from_bm25_then_switches_to_hybrid_without_a_restart() {
+    use fathom::orchestrator::api::{AskRequest, StartupProgress};
+    use std::sync::atomic::AtomicBool;
+    let corpus = small_corpus();
+    let data = tempfile::tempdir().unwrap();
+    let mut cfg = fathom::config::Config::default();
+    cfg.paths.data_dir = data.path().to_path_buf();
+    cfg.embedding.model_dir = Some(common::model_dir());
+    let mut phases = Vec::new();
+    let prepared =
+        fathom::wiring::prepare(&cfg, corpus.path(), None, &mut |p| phases.push(p)).unwrap();
+    assert!(
+        !phases
+            .iter()
+            .any(|p| matches!(p, StartupProgress::Embedded { .. })),
+        "nothing is embedded before the engine is ready: {phases:?}"
+    );
+    let info = prepared.engine.info();
+    assert!(!info.dense, "BM25 alone until the vectors are there");
+    let fill = prepared.dense_fill.expect("dense vectors left to fill in");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let ask = |id: &str| {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        rt.block_on(prepared.engine.ask(
+            AskRequest {
+                query: "Where does the heron wait for fish?".into(),
+                requested_years: Vec::new(),
+                session_id: "s".into(),
+                query_id: id.into(),
+                context: Vec::new(),
+            },
+            &tx,
+        ))
+    };
+    let before = ask("q1");
+    assert!(
+        before.warnings.iter().any(|w| w.contains("BM25 alone")),
+        "{:?}",
+        before.warnings
+    );
+    assert!(before.cached_state["retrieve"]["dense_pending"].is_object());
+    assert_eq!(before.cached_state["retrieve"]["dense"], false);
+
+    let mut updates = Vec::new();
+    let report = fill
+        .run(&AtomicBool::new(false), &mut |p| updates.push(p))
+        .unwrap();
+    assert!(report.dense);
+    assert!(updates
+        .iter()
+        .any(|p| matches!(p, StartupProgress::Published { embedded, total } if embedded == total)));
+
+    let after = ask("q2");
+    assert!(
+        !after.warnings.iter().any(|w| w.contains("BM25 alone")),
+        "{:?}",
+        after.warnings
+    );
+    assert_eq!(after.cached_state["retrieve"]["dense"], true);
+    assert!(
+        after.cached_state["retrieve"]["dense_candidates"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }

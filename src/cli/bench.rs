@@ -82,8 +82,8 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let runtime = retriever.embedder().map(|e| e.runtime());
     let (tokens_per_s, embedded) = match retriever.embedder() {
         Some(e) => {
-            let texts: Vec<&str> = retriever
-                .store()
+            let store = retriever.store();
+            let texts: Vec<&str> = store
                 .chunks()
                 .iter()
                 .take(args.embed_chunks)

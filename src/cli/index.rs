@@ -8,10 +8,12 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
-    /// Print the report as JSON: {"documents","chunks","years","dense","seconds",...}.
+    /// Print the report as JSON: {"documents","chunks","years","dense","seconds",
+    /// "sparse_seconds","embedded_chunks":{"computed","reused","missing"},"generation",...}.
     #[arg(long)]
     json: bool,
-    /// Rebuild from scratch instead of updating what changed.
+    /// Rebuild the chunk table and BM25 index from scratch instead of updating what changed
+    /// (vectors already embedded for the same texts and model are still reused).
     #[arg(long)]
     rebuild: bool,
 }
@@ -60,21 +62,28 @@ pub fn index_corpus(
 }
 
 fn print_report(r: &IndexReport) {
+    let e = &r.embedded_chunks;
     println!(
-        "indexed {} documents, {} chunks ({}) in {:.1} s",
+        "indexed {} documents, {} chunks ({}) in {:.1} s (BM25 ready after {:.1} s)",
         r.documents,
         r.chunks,
         if r.dense {
-            "BM25 + dense vectors"
+            "BM25 + dense vectors".to_string()
+        } else if e.missing > 0 {
+            format!("BM25; dense vectors for {} of them", r.chunks - e.missing)
         } else {
-            "BM25 only"
+            "BM25 only".to_string()
         },
-        r.seconds
+        r.seconds,
+        r.sparse_seconds
     );
     println!(
-        "  {} new, {} changed, {} removed, {} unchanged; {} chunks embedded",
-        r.added, r.changed, r.removed, r.unchanged, r.embedded_chunks
+        "  {} new, {} changed, {} removed, {} unchanged; {} chunks embedded, {} vectors reused",
+        r.added, r.changed, r.removed, r.unchanged, e.computed, e.reused
     );
+    if let Some(why) = &r.repaired {
+        println!("  repaired: {why}");
+    }
     if let (Some(first), Some(last)) = (r.years.keys().next(), r.years.keys().next_back()) {
         println!("  years {first}–{last} ({} with documents)", r.years.len());
     }

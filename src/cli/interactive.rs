@@ -5,10 +5,10 @@
 use super::index::index_corpus;
 use fathom::config::Config;
 use fathom::index::open::load_embedder;
-use fathom::orchestrator::api::sources_block;
+use fathom::orchestrator::api::{sources_block, StartupProgress};
 use fathom::session::redact::secrets_from_env;
 use fathom::tui::session_io::SessionIo;
-use fathom::tui::startup::{Launch, StartClock, StartupView};
+use fathom::tui::startup::{Launch, StartClock, Started, StartupView};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -129,7 +129,22 @@ fn run_tui(
         view: StartupView::new(corpus.display().to_string(), sample),
         clock,
         job: Box::new(move |report| {
-            fathom::wiring::prepare(&cfg, &corpus, chat, report).map_err(|e| e.to_string())
+            let prepared =
+                fathom::wiring::prepare(&cfg, &corpus, chat, report).map_err(|e| e.to_string())?;
+            // Dense vectors left to compute are filled in behind the chat; quitting stops
+            // them between batches' writes, and the next start resumes where they stopped.
+            let background = prepared.dense_fill.map(|fill| {
+                Box::new(move |report: &mut dyn FnMut(StartupProgress)| {
+                    let never = std::sync::atomic::AtomicBool::new(false);
+                    fill.run(&never, report)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                }) as fathom::tui::startup::Background
+            });
+            Ok(Started {
+                engine: prepared.engine,
+                background,
+            })
         }),
     };
     let result = rt.block_on(fathom::tui::run_app(&mut app, launch, &mut sessions));

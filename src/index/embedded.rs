@@ -1,5 +1,9 @@
 //! The embedded retrieval backend: the on-disk store (tantivy BM25 + a dense matrix), the
 //! in-process embedding model and the reranker, behind [`Retriever`].
+//!
+//! The store is the index's newest generation: while dense vectors are still being filled in
+//! behind BM25 (progressive indexing) a newer generation is published now and then, and the
+//! retriever switches to it at the start of the next search, without a restart.
 
 use super::dense::dot;
 use super::embed::Embedder;
@@ -10,69 +14,121 @@ use super::retriever::{
     ms, Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo,
     Timings,
 };
-use super::store::IndexStore;
+use super::store::{DenseCoverage, IndexStore};
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 pub struct EmbeddedRetriever {
-    store: IndexStore,
-    embedder: Option<Embedder>,
-    reranker: Reranker,
+    served: RwLock<Arc<IndexStore>>,
+    /// The embedding model, when it is the one the index is built for.
+    embedder: Option<Arc<Embedder>>,
+    /// The reranker the configuration names; otherwise the default for what is served.
+    configured: Option<Reranker>,
+    dense_default: Reranker,
     settings: RetrievalSettings,
     recency: RecencyBoost,
 }
 
 impl EmbeddedRetriever {
-    /// Dense retrieval is on only when an embedder is given and it is the model the index was
-    /// built with; otherwise retrieval is BM25 alone.
+    /// Dense retrieval is on when an embedder is given, it is the model the index was built
+    /// with and every chunk has its vector; otherwise retrieval is BM25 alone until a newer
+    /// generation completes the vectors.
     pub fn new(
         store: IndexStore,
         embedder: Option<Embedder>,
         reranker: Option<Reranker>,
         settings: RetrievalSettings,
     ) -> EmbeddedRetriever {
-        let embedder = embedder.filter(|e| {
-            store.vectors().is_some()
-                && store.manifest().embedding_model.as_deref() == Some(&e.model_id())
-        });
-        let reranker = reranker.unwrap_or(if embedder.is_some() {
-            Reranker::default_dense()
-        } else {
-            Reranker::FusionOrder
-        });
+        let embedder = embedder
+            .filter(|e| store.manifest().embedding_model.as_deref() == Some(&e.model_id()))
+            .map(Arc::new);
         let recency = RecencyBoost {
             boost: settings.recency_boost,
             window: settings.recent_year_window,
             latest_year: store.years().keys().next_back().copied(),
         };
         EmbeddedRetriever {
-            store,
+            served: RwLock::new(Arc::new(store)),
             embedder,
-            reranker,
+            configured: reranker,
+            dense_default: Reranker::default_dense(),
             settings,
             recency,
         }
     }
 
-    /// The store underneath, for index maintenance, benchmarks and tests.
-    pub fn store(&self) -> &IndexStore {
-        &self.store
+    /// The generation served now, for index maintenance, benchmarks and tests.
+    pub fn store(&self) -> Arc<IndexStore> {
+        match self.served.read() {
+            Ok(s) => Arc::clone(&s),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
     }
 
-    /// The embedding model, when dense retrieval is on (the benchmark times it directly).
+    /// The embedding model, when it matches the index (the benchmark times it directly; the
+    /// background embedding of a progressive build shares it).
     pub fn embedder(&self) -> Option<&Embedder> {
-        self.embedder.as_ref()
+        self.embedder.as_deref()
+    }
+
+    pub fn shared_embedder(&self) -> Option<Arc<Embedder>> {
+        self.embedder.clone()
+    }
+
+    /// Switches to a generation published since the served one was opened (dense vectors
+    /// filled in by a build running behind the app, or by `fathom index` elsewhere). A newer
+    /// generation that fails to open is logged and the served one kept.
+    pub fn refresh(&self) {
+        let current = self.store();
+        match current.reopen_if_newer() {
+            Ok(Some(newer)) => {
+                tracing::info!(
+                    from = %current.generation(),
+                    to = %newer.generation(),
+                    dense = ?newer.dense_coverage(),
+                    "serving a newer index generation"
+                );
+                let mut guard = match self.served.write() {
+                    Ok(g) => g,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                *guard = Arc::new(newer);
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("a newer index generation could not be opened: {e}"),
+        }
+    }
+
+    fn dense_on(&self, store: &IndexStore) -> bool {
+        self.embedder.is_some() && store.vectors().is_some()
+    }
+
+    fn reranker(&self, store: &IndexStore) -> &Reranker {
+        match &self.configured {
+            Some(r) => r,
+            None if self.dense_on(store) => &self.dense_default,
+            None => &Reranker::FusionOrder,
+        }
+    }
+
+    /// How far the dense vectors are, while an embedding model waits for them.
+    fn dense_pending(&self, store: &IndexStore) -> Option<DenseCoverage> {
+        let c = store.dense_coverage();
+        (self.embedder.is_some() && !c.is_complete()).then_some(c)
     }
 }
 
 impl Retriever for EmbeddedRetriever {
     fn info(&self) -> RetrieverInfo {
+        let store = self.store();
         RetrieverInfo {
             backend: "embedded",
-            dense: self.embedder.is_some(),
-            reranker: self.reranker.name(),
-            documents: self.store.manifest().documents.len(),
-            chunks: self.store.chunks().len(),
+            dense: self.dense_on(&store),
+            dense_pending: self.dense_pending(&store),
+            reranker: self.reranker(&store).name(),
+            documents: store.manifest().documents.len(),
+            chunks: store.chunks().len(),
         }
     }
 
@@ -85,12 +141,13 @@ impl Retriever for EmbeddedRetriever {
     }
 
     fn years(&self) -> BTreeMap<i32, usize> {
-        self.store.years()
+        self.store().years()
     }
 
     fn documents(&self) -> Vec<DocumentInfo> {
+        let store = self.store();
         let mut out: BTreeMap<&str, DocumentInfo> = BTreeMap::new();
-        for c in self.store.chunks() {
+        for c in store.chunks() {
             out.entry(c.document.as_str())
                 .or_insert_with(|| DocumentInfo {
                     document: c.document.clone(),
@@ -102,20 +159,22 @@ impl Retriever for EmbeddedRetriever {
     }
 
     fn analyze(&self, text: &str) -> Vec<String> {
-        self.store.sparse().analyze(text)
+        self.store().sparse().analyze(text)
     }
 
     fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
+        // A question starts here: the moment to pick up a newer generation.
+        self.refresh();
         match &self.embedder {
-            Some(e) => Ok(Some(e.embed_query(text)?)),
-            None => Ok(None),
+            Some(e) if self.dense_on(&self.store()) => Ok(Some(e.embed_query(text)?)),
+            _ => Ok(None),
         }
     }
 
     fn embed_texts(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, IndexError> {
         match &self.embedder {
-            Some(e) => Ok(Some(e.embed_documents(texts)?)),
-            None => Ok(None),
+            Some(e) if self.dense_on(&self.store()) => Ok(Some(e.embed_documents(texts)?)),
+            _ => Ok(None),
         }
     }
 
@@ -127,10 +186,11 @@ impl Retriever for EmbeddedRetriever {
         n: usize,
         timings: &mut Timings,
     ) -> Result<Candidates, IndexError> {
+        let store = self.store();
         let t = Instant::now();
-        let dense = match (query_vec, self.store.vectors()) {
+        let dense = match (query_vec, store.vectors()) {
             (Some(q), Some(vectors)) => {
-                let chunks = self.store.chunks();
+                let chunks = store.chunks();
                 let allow = |row: usize| {
                     years.is_empty() || chunks[row].year.is_some_and(|y| years.contains(&y))
                 };
@@ -147,7 +207,7 @@ impl Retriever for EmbeddedRetriever {
         };
         timings.dense_ms += ms(t);
         let t = Instant::now();
-        let sparse = self.store.sparse().search(query, years, n)?;
+        let sparse = store.sparse().search(query, years, n)?;
         timings.sparse_ms += ms(t);
         Ok(Candidates { dense, sparse })
     }
@@ -160,6 +220,7 @@ impl Retriever for EmbeddedRetriever {
         rerank: bool,
         timings: &mut Timings,
     ) -> Result<Vec<Hit>, IndexError> {
+        let store = self.store();
         let t = Instant::now();
         let fused: Vec<Fused> = fuse::rrf(
             &[candidates.dense.clone(), candidates.sparse.clone()],
@@ -169,7 +230,7 @@ impl Retriever for EmbeddedRetriever {
             .iter()
             .enumerate()
             .filter_map(|(fi, f)| {
-                self.store.row_of(&f.chunk_id).map(|row| {
+                store.row_of(&f.chunk_id).map(|row| {
                     (
                         fi,
                         RerankInput {
@@ -184,13 +245,13 @@ impl Retriever for EmbeddedRetriever {
         timings.fuse_ms += ms(t);
         let t = Instant::now();
         let raw = if rerank {
-            self.reranker
-                .score(&self.store, query, query_vec, &inputs)?
+            self.reranker(&store)
+                .score(&store, query, query_vec, &inputs)?
         } else {
             inputs.iter().map(|c| c.fused_score).collect()
         };
         let norm = min_max(&raw);
-        let chunks = self.store.chunks();
+        let chunks = store.chunks();
         let mut scored: Vec<(usize, f32, f32)> = norm
             .iter()
             .enumerate()
@@ -237,7 +298,8 @@ impl Retriever for EmbeddedRetriever {
     }
 
     fn passage(&self, chunk_id: &str) -> Option<Passage> {
-        let c = self.store.chunk(chunk_id)?;
+        let store = self.store();
+        let c = store.chunk(chunk_id)?;
         Some(Passage {
             chunk_id: c.chunk_id.clone(),
             document: c.document.clone(),
@@ -252,8 +314,9 @@ impl Retriever for EmbeddedRetriever {
     }
 
     fn similarity(&self, query_vec: &[f32], chunk_id: &str) -> Option<f32> {
-        let vectors = self.store.vectors()?;
-        let row = self.store.row_of(chunk_id)?;
+        let store = self.store();
+        let vectors = store.vectors()?;
+        let row = store.row_of(chunk_id)?;
         (vectors.dim() == query_vec.len()).then(|| dot(vectors.row(row), query_vec))
     }
 }

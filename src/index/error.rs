@@ -9,6 +9,13 @@ pub enum IndexError {
     Corrupt { path: PathBuf, reason: String },
     #[error("no index at {path} yet; build it with `fathom index --corpus DIR`")]
     Missing { path: PathBuf },
+    /// An index in a layout this fathom does not read; `fathom index` rebuilds it in place.
+    #[error(
+        "the index at {path} is in format {found}, this fathom reads format {}; run \
+         `fathom index` to rebuild it",
+        crate::index::manifest::FORMAT_VERSION
+    )]
+    Outdated { path: PathBuf, found: u32 },
     #[error("another fathom is indexing into {path}; wait for it to finish")]
     Busy { path: PathBuf },
     #[error("index I/O error at {path}: {source}")]

@@ -119,6 +119,7 @@ impl Retriever for MemoryRetriever {
         RetrieverInfo {
             backend: "memory",
             dense: false,
+            dense_pending: None,
             reranker: "bm25-minmax".to_string(),
             documents: documents.len(),
             chunks: self.passages.len(),

@@ -167,6 +167,9 @@ pub struct RetrieverInfo {
     pub backend: &'static str,
     /// Dense retrieval takes part.
     pub dense: bool,
+    /// Dense vectors still being filled in behind BM25 (progressive indexing): how far they
+    /// are. Until they are complete retrieval is BM25 alone.
+    pub dense_pending: Option<super::store::DenseCoverage>,
     pub reranker: String,
     pub documents: usize,
     pub chunks: usize,

@@ -123,6 +123,32 @@ impl SparseIndex {
         self.reader.searcher().num_docs()
     }
 
+    /// The payload of the last commit: the id of the chunk table this BM25 index was built for.
+    pub fn payload(&self) -> Result<Option<String>, IndexError> {
+        let metas = self
+            .index
+            .load_metas()
+            .map_err(|e| IndexError::corrupt(&self.dir, format!("BM25 index: {e}")))?;
+        Ok(metas.payload)
+    }
+
+    /// Checks every file of the index against the checksum tantivy wrote in its footer.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        let damaged = self
+            .index
+            .validate_checksum()
+            .map_err(|e| IndexError::corrupt(&self.dir, format!("BM25 index: {e}")))?;
+        if damaged.is_empty() {
+            return Ok(());
+        }
+        let mut names: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
+        names.sort();
+        Err(IndexError::corrupt(
+            &self.dir,
+            format!("BM25 files fail their checksums: {}", names.join(", ")),
+        ))
+    }
+
     /// The query's terms after the index's own analysis (what BM25 actually matches on).
     pub fn analyze(&self, text: &str) -> Vec<String> {
         let mut analyzer = self.analyzer.clone();
@@ -235,4 +261,38 @@ impl SparseWriter {
         self.writer.wait_merging_threads()?;
         Ok(())
     }
+
+    /// Commits with `payload` recorded in the commit (the id of the chunk table it matches),
+    /// then waits for merges so the folder is final when this returns.
+    pub fn commit_with_payload(mut self, payload: &str) -> Result<(), IndexError> {
+        let mut prepared = self.writer.prepare_commit()?;
+        prepared.set_payload(payload);
+        prepared.commit()?;
+        self.writer.wait_merging_threads()?;
+        Ok(())
+    }
+}
+
+/// Fills the empty folder `to` with the index in `from` without copying it: segment files are
+/// written once and never changed, so they are hard-linked; the files tantivy rewrites on commit
+/// (`meta.json`, `.managed.json`) are copied, so a commit in `to` never touches `from`.
+pub fn link_index(from: &Path, to: &Path) -> Result<(), IndexError> {
+    std::fs::create_dir_all(to).map_err(|e| IndexError::io(to, e))?;
+    let entries = std::fs::read_dir(from).map_err(|e| IndexError::io(from, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| IndexError::io(from, e))?;
+        let name = entry.file_name();
+        let name_str = name.to_string_lossy();
+        let src = entry.path();
+        let dst = to.join(&name);
+        if name_str.ends_with(".lock") || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        if name_str == "meta.json" || name_str == ".managed.json" {
+            std::fs::copy(&src, &dst).map_err(|e| IndexError::io(&dst, e))?;
+        } else {
+            super::generation::link_or_copy(&src, &dst)?;
+        }
+    }
+    Ok(())
 }

@@ -1,88 +1,263 @@
-//! The embedded store: manifest, chunk table, vectors and the BM25 index in one folder, opened
-//! together and checked against each other so a partial write is caught, never searched.
+//! An opened index generation: manifest, chunk table, vectors and BM25 index, checked against
+//! each other (ids and checksums, not just counts) so a partial write or a mix of two builds is
+//! caught, never searched. Building lives in [`super::build`]; its types are re-exported here.
 
-use super::dense::{write_atomic, DenseMatrix};
-use super::embed::Embedder;
+use super::chunk_table;
+use super::dense::{DenseMatrix, PartIds, VectorsPart};
 use super::error::IndexError;
-use super::manifest::{DocEntry, Manifest, FORMAT_VERSION};
+use super::fsio::Written;
+use super::generation::{self, GenerationId};
+use super::manifest::{self, Manifest};
 use super::sparse::SparseIndex;
-use crate::corpus::{self, Chunk, ChunkOptions, Document, SkippedFile};
-use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::corpus::Chunk;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-const MANIFEST: &str = "manifest.json";
-const CHUNKS: &str = "chunks.json";
-const VECTORS: &str = "vectors.bin";
-const BM25: &str = "bm25";
+pub use super::build::{
+    build, build_sparse, BuildOptions, EmbeddedChunks, IndexProgress, IndexReport, SkippedReport,
+    SparseBuilt,
+};
+
+pub(crate) const BM25_DIR: &str = "bm25";
+/// A row without a year in [`IndexStore`]'s compact year column.
+const NO_YEAR: i32 = i32::MIN;
+
+/// How much of the index has dense vectors: hybrid retrieval needs all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct DenseCoverage {
+    pub embedded: usize,
+    pub total: usize,
+}
+
+impl DenseCoverage {
+    pub fn is_complete(&self) -> bool {
+        self.embedded == self.total
+    }
+}
 
 /// An opened index, ready to search.
 pub struct IndexStore {
     dir: PathBuf,
+    generation: GenerationId,
     manifest: Manifest,
     chunks: Vec<Chunk>,
     by_id: HashMap<String, usize>,
+    /// Each row's year (`NO_YEAR` when undated), so a year filter reads 4 bytes a row.
+    row_years: Vec<i32>,
     vectors: Option<DenseMatrix>,
     sparse: SparseIndex,
+    /// When `CURRENT` names a damaged generation and an older one is served instead: which one
+    /// and why.
+    fallback: Option<(GenerationId, String)>,
 }
 
 impl IndexStore {
-    /// Opens the index in `dir`, checking that its parts agree.
+    /// Opens the generation `CURRENT` in `dir` names. If it fails its checks, the newest older
+    /// generation that passes them is served instead (see [`IndexStore::fallback`]); only when
+    /// none does is the error returned. Never writes or deletes anything.
     pub fn open(dir: &Path) -> Result<IndexStore, IndexError> {
-        let manifest_path = dir.join(MANIFEST);
-        if !manifest_path.exists() {
-            return Err(IndexError::Missing {
-                path: dir.to_path_buf(),
-            });
+        // A build may publish and clean up between reading CURRENT and opening the generation
+        // it named: reading CURRENT again tells a race from damage.
+        let mut last_error = None;
+        for _ in 0..3 {
+            let Some(current) = generation::read_current(dir)? else {
+                if generation::is_legacy(dir) {
+                    return Err(IndexError::Outdated {
+                        path: dir.to_path_buf(),
+                        found: super::legacy::format_of(dir),
+                    });
+                }
+                return Err(IndexError::Missing {
+                    path: dir.to_path_buf(),
+                });
+            };
+            match Self::open_generation(dir, current) {
+                Ok(store) => return Ok(store),
+                Err(e) if generation::read_current(dir)? != Some(current) => last_error = Some(e),
+                Err(e) => return Self::open_fallback(dir, current, e),
+            }
         }
-        let manifest = Manifest::read(&manifest_path)?;
-        let chunks = read_chunks(&dir.join(CHUNKS))?;
-        let vectors = match manifest.embedding_model {
-            Some(_) => Some(DenseMatrix::read(&dir.join(VECTORS))?),
-            None => None,
+        Err(last_error.unwrap_or(IndexError::Missing {
+            path: dir.to_path_buf(),
+        }))
+    }
+
+    fn open_fallback(
+        dir: &Path,
+        damaged: GenerationId,
+        error: IndexError,
+    ) -> Result<IndexStore, IndexError> {
+        for older in generation::list(dir).into_iter().rev() {
+            if older >= damaged {
+                continue;
+            }
+            if let Ok(mut store) = Self::open_generation(dir, older) {
+                tracing::warn!(
+                    damaged = %damaged, serving = %older, error = %error,
+                    "the current index generation is damaged; serving the previous one"
+                );
+                store.fallback = Some((damaged, error.to_string()));
+                return Ok(store);
+            }
+        }
+        Err(error)
+    }
+
+    /// Opens one generation and checks that every part belongs to it.
+    pub fn open_generation(dir: &Path, id: GenerationId) -> Result<IndexStore, IndexError> {
+        let gen_dir = id.dir_in(dir);
+        let incomplete = |e: IndexError| match e {
+            IndexError::Io { path, source } if source.kind() == std::io::ErrorKind::NotFound => {
+                IndexError::corrupt(
+                    &gen_dir,
+                    format!(
+                        "generation {id} is incomplete: {} is missing",
+                        path.display()
+                    ),
+                )
+            }
+            other => other,
         };
-        let sparse = SparseIndex::open(&dir.join(BM25))?;
-        let expected: usize = manifest.documents.values().map(|d| d.chunks).sum();
-        let check = |ok: bool, what: String| {
-            if ok {
-                Ok(())
-            } else {
-                Err(IndexError::corrupt(dir, what))
+        let manifest = Manifest::read(&gen_dir.join(manifest::FILE)).map_err(incomplete)?;
+        let bad = |what: String| IndexError::corrupt(&gen_dir, what);
+        if manifest.generation_id() != Some(id) {
+            return Err(bad(format!(
+                "the manifest is generation {}, its folder says {id}",
+                manifest.generation
+            )));
+        }
+        let table = manifest
+            .table_id()
+            .ok_or_else(|| bad(format!("bad table id {:?}", manifest.table)))?;
+        let parts = &manifest.parts;
+        if parts.chunks.file != chunk_table::FILE {
+            return Err(bad(format!(
+                "unexpected chunk file {:?}",
+                parts.chunks.file
+            )));
+        }
+        let expected = manifest.chunk_total();
+        if parts.chunks.count != expected || parts.bm25_docs != expected as u64 {
+            return Err(bad(format!(
+                "the documents add up to {expected} chunks, the parts list {} and {}",
+                parts.chunks.count, parts.bm25_docs
+            )));
+        }
+        let chunks = chunk_table::read(
+            &gen_dir.join(chunk_table::FILE),
+            &parts.chunks.sha256,
+            table,
+            expected,
+        )
+        .map_err(incomplete)?;
+        let vectors = match (&manifest.embedding_model, &parts.vectors) {
+            (_, None) => None,
+            (None, Some(_)) => return Err(bad("vectors without an embedding model".into())),
+            (Some(_), Some(v)) => {
+                if v.file != super::dense::FILE || v.rows != chunks.len() {
+                    return Err(bad(format!(
+                        "vectors part {:?} has {} rows for {} chunks",
+                        v.file,
+                        v.rows,
+                        chunks.len()
+                    )));
+                }
+                let part = VectorsPart {
+                    written: Written {
+                        sha256: v.sha256.clone(),
+                        bytes: v.bytes,
+                    },
+                    dim: v.dim,
+                    rows: v.rows,
+                    embedded: v.embedded,
+                };
+                let ids = PartIds {
+                    table,
+                    generation: id,
+                };
+                Some(
+                    DenseMatrix::open(&gen_dir.join(super::dense::FILE), &part, ids)
+                        .map_err(incomplete)?,
+                )
             }
         };
-        check(
-            chunks.len() == expected,
-            format!("{} chunks stored, manifest lists {expected}", chunks.len()),
-        )?;
-        if let Some(v) = &vectors {
-            check(
-                v.rows() == chunks.len(),
-                format!("{} vectors for {} chunks", v.rows(), chunks.len()),
-            )?;
+        let sparse = SparseIndex::open(&gen_dir.join(BM25_DIR))?;
+        let payload = sparse.payload()?;
+        if payload.as_deref() != Some(manifest.table.as_str()) {
+            return Err(bad(format!(
+                "the BM25 index belongs to table {}, the manifest names {}",
+                payload.as_deref().unwrap_or("(none)"),
+                manifest.table
+            )));
         }
-        let in_bm25 = sparse.num_chunks() as usize;
-        check(
-            in_bm25 == chunks.len(),
-            format!("BM25 holds {in_bm25} chunks, table {}", chunks.len()),
-        )?;
+        let in_bm25 = sparse.num_chunks();
+        if in_bm25 != expected as u64 {
+            return Err(bad(format!(
+                "BM25 holds {in_bm25} chunks, the table {expected}"
+            )));
+        }
+        sparse.verify()?;
         let by_id = chunks
             .iter()
             .enumerate()
             .map(|(i, c)| (c.chunk_id.clone(), i))
             .collect();
+        let row_years = chunks.iter().map(|c| c.year.unwrap_or(NO_YEAR)).collect();
         Ok(IndexStore {
             dir: dir.to_path_buf(),
+            generation: id,
             manifest,
             chunks,
             by_id,
+            row_years,
             vectors,
             sparse,
+            fallback: None,
         })
     }
 
+    /// The index folder (the parent of the generation folders).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    pub fn generation(&self) -> GenerationId {
+        self.generation
+    }
+
+    pub fn generation_dir(&self) -> PathBuf {
+        self.generation.dir_in(&self.dir)
+    }
+
+    /// Set when the generation `CURRENT` names failed its checks and this older one is served:
+    /// a message for the user (`fathom index` repairs it).
+    pub fn fallback(&self) -> Option<String> {
+        self.fallback.as_ref().map(|(damaged, why)| {
+            format!(
+                "index generation {damaged} is damaged ({why}); serving the previous generation \
+                 {}. Run `fathom index` to repair it.",
+                self.generation
+            )
+        })
+    }
+
+    /// A generation newer than this one, if one has been published since it was opened. Reads
+    /// one small file: cheap enough to call before every question.
+    pub fn newer_generation(&self) -> Result<Option<GenerationId>, IndexError> {
+        let current = generation::read_current(&self.dir)?;
+        Ok(current.filter(|c| {
+            *c != self.generation && self.fallback.as_ref().is_none_or(|(d, _)| d != c)
+        }))
+    }
+
+    /// Opens the newest generation if it is not this one (`None` when this is the newest, or
+    /// when the newer one is damaged and this is what `open` would serve anyway).
+    pub fn reopen_if_newer(&self) -> Result<Option<IndexStore>, IndexError> {
+        if self.newer_generation()?.is_none() {
+            return Ok(None);
+        }
+        let store = IndexStore::open(&self.dir)?;
+        Ok((store.generation != self.generation).then_some(store))
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -101,8 +276,36 @@ impl IndexStore {
         self.row_of(chunk_id).map(|i| &self.chunks[i])
     }
 
+    /// The dense vectors, once every chunk has one. While embedding is still filling them in
+    /// this is `None` and retrieval is BM25 alone; see [`IndexStore::partial_vectors`].
     pub fn vectors(&self) -> Option<&DenseMatrix> {
+        self.vectors.as_ref().filter(|v| v.is_complete())
+    }
+
+    /// Whatever vectors there are, complete or not; absent rows are zeros and never searched.
+    pub fn partial_vectors(&self) -> Option<&DenseMatrix> {
         self.vectors.as_ref()
+    }
+
+    /// Chunks with a vector out of all chunks (0 of n for a BM25-only index).
+    pub fn dense_coverage(&self) -> DenseCoverage {
+        DenseCoverage {
+            embedded: self.vectors.as_ref().map_or(0, |v| v.present()),
+            total: self.chunks.len(),
+        }
+    }
+
+    /// Exact dense search over the rows that have a vector, restricted to `years` when any are
+    /// given (through a compact year column, not the chunk table).
+    pub fn dense_search(&self, query: &[f32], years: &[i32], limit: usize) -> Vec<(usize, f32)> {
+        let Some(v) = &self.vectors else {
+            return Vec::new();
+        };
+        if years.is_empty() {
+            return v.search(query, |_| true, limit);
+        }
+        let row_years = &self.row_years;
+        v.search(query, |row| years.contains(&row_years[row]), limit)
     }
 
     pub fn sparse(&self) -> &SparseIndex {
@@ -119,354 +322,9 @@ impl IndexStore {
     }
 }
 
-fn read_chunks(path: &Path) -> Result<Vec<Chunk>, IndexError> {
-    let bytes = std::fs::read(path).map_err(|e| IndexError::io(path, e))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| IndexError::corrupt(path, format!("chunk table: {e}")))
-}
-
-/// What building or updating the index did.
-#[derive(Debug, Clone, Serialize)]
-pub struct IndexReport {
-    pub documents: usize,
-    pub chunks: usize,
-    /// Documents per year.
-    pub years: BTreeMap<String, usize>,
-    pub dense: bool,
-    pub seconds: f64,
-    pub added: usize,
-    pub changed: usize,
-    pub removed: usize,
-    pub unchanged: usize,
-    pub embedded_chunks: usize,
-    pub skipped: Vec<SkippedReport>,
-    /// Why the whole index was rebuilt, if it was.
-    pub rebuilt: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SkippedReport {
-    pub path: String,
-    pub reason: String,
-}
-
-impl From<SkippedFile> for SkippedReport {
-    fn from(s: SkippedFile) -> Self {
-        SkippedReport {
-            path: s.path.display().to_string(),
-            reason: s.reason,
-        }
-    }
-}
-
-/// Progress of an indexing run, for a progress bar or a TUI view.
-#[derive(Debug, Clone, PartialEq)]
-pub enum IndexProgress {
-    Scanned { documents: usize, to_embed: usize },
-    Skipped { path: String, reason: String },
-    Embedded { done: usize, total: usize },
-    Rebuilding { reason: String },
-    Writing,
-}
-
-pub struct BuildOptions<'a> {
-    pub corpus_root: &'a Path,
-    pub index_dir: &'a Path,
-    pub embedder: Option<&'a Embedder>,
-    pub chunking: ChunkOptions,
-    /// Where links in the corpus folder may lead (`corpus.follow_links_outside`).
-    pub links: corpus::LinkPolicy,
-    /// Throw away whatever is there and build from scratch.
-    pub rebuild: bool,
-}
-
-/// Chunks embedded per progress step: one embedder batch, so the progress view moves even on a
-/// small corpus and grouping costs nothing.
-const EMBED_GROUP: usize = 32;
-
-/// Brings the index in `opts.index_dir` up to date with the corpus: new and changed documents
-/// are chunked and embedded, deleted ones dropped, unchanged ones kept without re-embedding.
-pub fn build(
-    opts: &BuildOptions,
-    progress: &mut dyn FnMut(IndexProgress),
-) -> Result<IndexReport, IndexError> {
-    let started = Instant::now();
-    std::fs::create_dir_all(opts.index_dir).map_err(|e| IndexError::io(opts.index_dir, e))?;
-    let _lock = lock_index(opts.index_dir)?;
-    let discovered = corpus::discover_with(opts.corpus_root, opts.links)?;
-    let mut skipped: Vec<SkippedReport> = discovered.skipped.into_iter().map(Into::into).collect();
-    let mut docs = Vec::with_capacity(discovered.files.len());
-    for path in &discovered.files {
-        match corpus::load_document(opts.corpus_root, path) {
-            Ok(doc) => docs.push(doc),
-            Err(e) => {
-                let s = SkippedReport {
-                    path: path.display().to_string(),
-                    reason: e.to_string(),
-                };
-                progress(IndexProgress::Skipped {
-                    path: s.path.clone(),
-                    reason: s.reason.clone(),
-                });
-                skipped.push(s);
-            }
-        }
-    }
-
-    let model_id = opts.embedder.map(|e| e.model_id());
-    let (previous, rebuilt) = previous_index(opts, model_id.as_deref());
-    if let Some(reason) = &rebuilt {
-        progress(IndexProgress::Rebuilding {
-            reason: reason.clone(),
-        });
-    }
-
-    let plan = Plan::new(&docs, previous.as_ref().map(|p| &p.manifest));
-    let mut kept_chunks = Vec::new();
-    let mut kept_vectors = opts.embedder.map(|e| DenseMatrix::new(e.dim()));
-    if let Some(prev) = &previous {
-        for (row, chunk) in prev.chunks.iter().enumerate() {
-            if plan.unchanged.contains(chunk.document.as_str()) {
-                if let (Some(kv), Some(pv)) = (kept_vectors.as_mut(), prev.vectors.as_ref()) {
-                    kv.push(pv.row(row))?;
-                }
-                kept_chunks.push(chunk.clone());
-            }
-        }
-    }
-
-    let fresh_docs: Vec<&Document> = docs
-        .iter()
-        .filter(|d| !plan.unchanged.contains(d.path.as_str()))
-        .collect();
-    let mut fresh_chunks: Vec<Chunk> = fresh_docs
-        .iter()
-        .flat_map(|d| corpus::chunk_document(d, &opts.chunking))
-        .collect();
-    progress(IndexProgress::Scanned {
-        documents: docs.len(),
-        to_embed: fresh_chunks.len(),
-    });
-
-    let fresh_vectors = match opts.embedder {
-        Some(embedder) => Some(embed_all(embedder, &fresh_chunks, progress)?),
-        None => None,
-    };
-    progress(IndexProgress::Writing);
-
-    // Sparse index: create or update in place.
-    let dir = opts.index_dir;
-    std::fs::create_dir_all(dir).map_err(|e| IndexError::io(dir, e))?;
-    let sparse = match previous {
-        Some(prev) => prev.sparse,
-        None => fresh_sparse(dir)?,
-    };
-    let mut writer = sparse.writer()?;
-    for path in plan.changed.iter().chain(plan.removed.iter()) {
-        writer.delete_document(path);
-    }
-    for chunk in &fresh_chunks {
-        writer.add(chunk)?;
-    }
-    writer.commit()?;
-    sparse.reload()?;
-
-    let embedded_chunks = fresh_chunks.len();
-    let mut all_chunks = kept_chunks;
-    all_chunks.append(&mut fresh_chunks);
-    let mut vectors = kept_vectors;
-    if let (Some(v), Some(fresh)) = (vectors.as_mut(), fresh_vectors) {
-        for row in &fresh {
-            v.push(row)?;
-        }
-    }
-    if let Some(v) = &vectors {
-        v.write(&dir.join(VECTORS))?;
-    } else {
-        let _ = std::fs::remove_file(dir.join(VECTORS));
-    }
-    let chunk_bytes = serde_json::to_vec(&all_chunks)
-        .map_err(|e| IndexError::corrupt(dir.join(CHUNKS), e.to_string()))?;
-    write_atomic(&dir.join(CHUNKS), &chunk_bytes)?;
-
-    let mut chunk_counts: HashMap<&str, usize> = HashMap::new();
-    for c in &all_chunks {
-        *chunk_counts.entry(c.document.as_str()).or_insert(0) += 1;
-    }
-    let manifest = Manifest {
-        format: FORMAT_VERSION,
-        embedding_model: model_id,
-        chunk_target_words: opts.chunking.target_words,
-        chunk_max_words: opts.chunking.max_words,
-        documents: docs
-            .iter()
-            .map(|d| {
-                let entry = DocEntry {
-                    hash: d.hash.clone(),
-                    title: d.title.clone(),
-                    year: d.year,
-                    chunks: chunk_counts.get(d.path.as_str()).copied().unwrap_or(0),
-                };
-                (d.path.clone(), entry)
-            })
-            .collect(),
-    };
-    // The manifest goes last: until it is written, the old manifest disagrees with the new
-    // parts and `open` reports the index as damaged rather than serving a mix.
-    manifest.write(&dir.join(MANIFEST))?;
-
-    Ok(IndexReport {
-        documents: manifest.documents.len(),
-        chunks: all_chunks.len(),
-        years: manifest
-            .years()
-            .into_iter()
-            .map(|(y, n)| (y.to_string(), n))
-            .collect(),
-        dense: vectors.is_some(),
-        seconds: started.elapsed().as_secs_f64(),
-        added: plan.added,
-        changed: plan.changed.len(),
-        removed: plan.removed.len(),
-        unchanged: plan.unchanged.len(),
-        embedded_chunks,
-        skipped,
-        rebuilt,
-    })
-}
-
-/// Holds an exclusive lock on the index folder for the length of a build, so two `fathom index`
-/// runs cannot interleave their writes. The OS releases it if the process dies.
-fn lock_index(dir: &Path) -> Result<std::fs::File, IndexError> {
-    let path = dir.join(".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| IndexError::io(&path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(IndexError::Busy {
-            path: dir.to_path_buf(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(IndexError::io(&path, e)),
-    }
-}
-
-/// Opens the existing index if it can be updated in place; otherwise says why it is rebuilt.
-fn previous_index(
-    opts: &BuildOptions,
-    model_id: Option<&str>,
-) -> (Option<IndexStore>, Option<String>) {
-    let dir = opts.index_dir;
-    let reason = if opts.rebuild {
-        Some("rebuild requested".to_string())
-    } else {
-        match IndexStore::open(dir) {
-            Err(IndexError::Missing { .. }) => None,
-            Err(e) => Some(format!("{e}")),
-            Ok(store) => {
-                let m = store.manifest();
-                if m.embedding_model.as_deref() != model_id {
-                    Some(format!(
-                        "embedding model changed ({} → {})",
-                        m.embedding_model.as_deref().unwrap_or("none"),
-                        model_id.unwrap_or("none")
-                    ))
-                } else if m.chunk_target_words != opts.chunking.target_words
-                    || m.chunk_max_words != opts.chunking.max_words
-                {
-                    Some("chunk size changed".to_string())
-                } else {
-                    return (Some(store), None);
-                }
-            }
-        }
-    };
-    if dir.exists() {
-        // Only ever remove what fathom itself writes there.
-        for name in [MANIFEST, CHUNKS, VECTORS] {
-            let _ = std::fs::remove_file(dir.join(name));
-        }
-        let _ = std::fs::remove_dir_all(dir.join(BM25));
-    }
-    (None, reason)
-}
-
-fn fresh_sparse(dir: &Path) -> Result<SparseIndex, IndexError> {
-    let path = dir.join(BM25);
-    std::fs::create_dir_all(&path).map_err(|e| IndexError::io(&path, e))?;
-    SparseIndex::create(&path)
-}
-
-/// Which documents are new, changed, removed or unchanged since the last run.
-struct Plan {
-    added: usize,
-    changed: Vec<String>,
-    removed: Vec<String>,
-    unchanged: HashSet<String>,
-}
-
-impl Plan {
-    fn new(docs: &[Document], previous: Option<&Manifest>) -> Plan {
-        let mut plan = Plan {
-            added: 0,
-            changed: Vec::new(),
-            removed: Vec::new(),
-            unchanged: HashSet::new(),
-        };
-        let empty = BTreeMap::new();
-        let before = previous.map(|m| &m.documents).unwrap_or(&empty);
-        for d in docs {
-            match before.get(&d.path) {
-                None => plan.added += 1,
-                Some(e) if e.hash == d.hash => {
-                    plan.unchanged.insert(d.path.clone());
-                }
-                Some(_) => plan.changed.push(d.path.clone()),
-            }
-        }
-        let present: HashSet<&str> = docs.iter().map(|d| d.path.as_str()).collect();
-        plan.removed = before
-            .keys()
-            .filter(|p| !present.contains(p.as_str()))
-            .cloned()
-            .collect();
-        plan
-    }
-}
-
-/// Embeds chunk texts longest-first in groups, so batches hold similar lengths (little padding)
-/// and progress is reported as it goes. Returns vectors in the chunks' order.
-fn embed_all(
-    embedder: &Embedder,
-    chunks: &[Chunk],
-    progress: &mut dyn FnMut(IndexProgress),
-) -> Result<Vec<Vec<f32>>, IndexError> {
-    let mut order: Vec<usize> = (0..chunks.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(chunks[i].text.len()));
-    let mut out = vec![Vec::new(); chunks.len()];
-    let total = chunks.len();
-    let mut done = 0;
-    progress(IndexProgress::Embedded { done, total });
-    for group in order.chunks(EMBED_GROUP) {
-        let texts: Vec<String> = group.iter().map(|&i| embed_text(&chunks[i])).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = embedder.embed_documents(&refs)?;
-        for (&i, v) in group.iter().zip(vectors) {
-            if v.len() != embedder.dim() {
-                return Err(IndexError::DimensionMismatch {
-                    expected: embedder.dim(),
-                    got: v.len(),
-                });
-            }
-            out[i] = v;
-        }
-        done += group.len();
-        progress(IndexProgress::Embedded { done, total });
-    }
-    Ok(out)
+/// The generation a running process would open now, without opening it.
+pub fn current_generation(dir: &Path) -> Result<Option<GenerationId>, IndexError> {
+    generation::read_current(dir)
 }
 
 /// The text a chunk is embedded as: its date in words, then its text, so a question that names

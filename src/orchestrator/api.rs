@@ -10,6 +10,7 @@ pub use super::citations::{markers, numbers, source_line, sources_block, with_so
 pub use super::dispatch::{
     validate_trace, DispatchError, DispatchRecord, DispatchStatus, ExecutionMode, Priority,
 };
+pub use super::driver::AskRequest;
 pub use super::followup::ContextItem;
 pub use super::graph::aggregate::{AgentResultAggregation, PartResult};
 pub use super::graph::coordinator::{GraphEvent, TaskStatus, UnlockEvent};
@@ -142,14 +143,21 @@ pub enum StartupProgress {
         path: String,
         reason: String,
     },
+    /// Chunks embedded so far out of `total`, and the seconds left at the rate so far.
     Embedded {
         done: usize,
         total: usize,
+        eta_secs: Option<u64>,
     },
     Rebuilding {
         reason: String,
     },
     Writing,
+    /// A generation is served from now on, with this many chunks of `total` embedded.
+    Published {
+        embedded: usize,
+        total: usize,
+    },
     Opening,
     /// A one-time notice for the user (e.g. dense retrieval is off and how to fix it).
     Notice(String),

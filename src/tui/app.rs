@@ -94,6 +94,28 @@ pub struct App {
     pub should_quit: bool,
     /// The last notice (saved, exported, an error), shown until the next key.
     pub notice: Option<Notice>,
+    /// Dense vectors still being computed behind the chat (progressive indexing).
+    pub dense_fill: Option<DenseFillStatus>,
+}
+
+/// How far the dense vectors are while a progressive build fills them in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DenseFillStatus {
+    pub done: usize,
+    pub total: usize,
+    pub eta_secs: Option<u64>,
+}
+
+impl DenseFillStatus {
+    /// `dense 300/742 ~2m left`, for the status bar.
+    pub fn label(&self) -> String {
+        let left = match self.eta_secs {
+            Some(s) if s >= 60 => format!(" ~{}m left", s.div_ceil(60)),
+            Some(s) => format!(" ~{s}s left"),
+            None => String::new(),
+        };
+        format!("dense {}/{}{left}", self.done, self.total)
+    }
 }
 
 impl App {
@@ -137,6 +159,7 @@ impl App {
             dirty: true,
             should_quit: false,
             notice: None,
+            dense_fill: None,
         }
     }
 

@@ -2,9 +2,11 @@
 //! and a tick; draws only when the state changed. Terminal events are read on a blocking thread
 //! and forwarded over a channel, so nothing here ever waits on the terminal or on indexing.
 
-use crate::orchestrator::api::{Command, Engine, Event, FinalReason, OrchestratorHandle};
+use crate::orchestrator::api::{
+    Command, Engine, Event, FinalReason, OrchestratorHandle, StartupProgress,
+};
 use crate::tui::action::{Action, Effect, Notice};
-use crate::tui::app::App;
+use crate::tui::app::{App, DenseFillStatus};
 use crate::tui::components::indexing::{render_notice, render_startup};
 use crate::tui::session_io::SessionIo;
 use crate::tui::startup::{spawn_job, Launch, StartClock, StartupMsg, StartupView};
@@ -196,7 +198,13 @@ fn action_of(
         Received::Term(Some(Err(e))) => return Err(TuiError::Terminal(e)),
         Received::Term(Some(Ok(ev))) => to_action(ev),
         Received::Startup(msg) => {
-            if !matches!(msg, Some(StartupMsg::Progress(_))) {
+            // The thread goes on after the engine is ready when dense vectors are left to
+            // compute: the channel stays open until that ends too (or the thread is gone).
+            let finished = matches!(
+                msg,
+                None | Some(StartupMsg::Done(Err(_))) | Some(StartupMsg::BackgroundDone(_))
+            );
+            if finished {
                 *startup = None;
             }
             on_startup(msg, screen, app, clock);
@@ -234,10 +242,17 @@ fn draw(tui: &mut Tui, app: &App, screen: &Screen) -> Result<(), TuiError> {
 /// Progress, the engine, or why there is none: the progress view follows; a ready engine opens
 /// the chat.
 fn on_startup(msg: Option<StartupMsg>, screen: &mut Screen, app: &mut App, clock: &StartClock) {
+    match msg {
+        Some(StartupMsg::Background(p)) => return on_background(app, p),
+        Some(StartupMsg::BackgroundDone(r)) => return on_background_done(app, r),
+        _ => {}
+    }
     let Screen::Preparing { view, failure } = screen else {
+        // The thread ends after its background work: nothing to show in the chat.
         return;
     };
     match msg {
+        Some(StartupMsg::Background(_)) | Some(StartupMsg::BackgroundDone(_)) => {}
         Some(StartupMsg::Progress(p)) => view.apply(p),
         Some(StartupMsg::Done(Ok(engine))) => {
             let (sample, notice) = (view.sample, view.notice.is_some());
@@ -255,6 +270,43 @@ fn on_startup(msg: Option<StartupMsg>, screen: &mut Screen, app: &mut App, clock
         }
     }
 }
+/// Dense vectors filling in behind the chat: the status bar shows how far, with the time left.
+fn on_background(app: &mut App, p: StartupProgress) {
+    match p {
+        StartupProgress::Embedded {
+            done,
+            total,
+            eta_secs,
+        } => {
+            app.dense_fill = Some(DenseFillStatus {
+                done,
+                total,
+                eta_secs,
+            });
+            app.dirty = true;
+        }
+        StartupProgress::Published { embedded, total } if embedded == total => {
+            app.dense_fill = None;
+            app.notice = Some(Notice::info(
+                "dense vectors complete: hybrid retrieval from the next question",
+            ));
+            app.dirty = true;
+        }
+        _ => {}
+    }
+}
+
+fn on_background_done(app: &mut App, result: Result<(), String>) {
+    if let Err(e) = result {
+        tracing::error!(error = %e, "filling in dense vectors failed");
+        app.notice = Some(Notice::error(format!(
+            "dense vectors stopped ({e}); answering with BM25, `fathom index` resumes them"
+        )));
+    }
+    app.dense_fill = None;
+    app.dirty = true;
+}
+
 /// While preparing: the spinner turns, resizes redraw, and the user may leave.
 fn on_preparing(app: &mut App, view: &mut StartupView, action: Action) -> Step {
     match action {

@@ -67,9 +67,7 @@ pub fn apply(app: &mut App, event: Event) {
         Event::Passage { chunk_id, passage } => app.add_passage(chunk_id, passage.map(|p| *p)),
         Event::Graph { update, .. } => {
             if let Some(t) = app.running_turn_mut() {
-                t.graph
-                    .get_or_insert_with(Default::default)
-                    .apply(&update);
+                t.graph.get_or_insert_with(Default::default).apply(&update);
             }
         }
     }

@@ -94,7 +94,11 @@ impl LiveGraph {
                     let group = e.detail["group"].as_u64().unwrap_or(0) as usize;
                     let tasks: Vec<String> = e.detail["tasks"]
                         .as_array()
-                        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(str::to_string))
+                                .collect()
+                        })
                         .unwrap_or_default();
                     g.apply(&GraphEvent::GroupStarted { group, tasks });
                 }
@@ -125,7 +129,11 @@ impl LiveGraph {
     pub fn ordered(&self) -> Vec<&LiveTask> {
         let mut v: Vec<&LiveTask> = self.tasks.iter().collect();
         v.sort_by(|a, b| {
-            (a.depth, a.group.unwrap_or(usize::MAX), &a.id).cmp(&(b.depth, b.group.unwrap_or(usize::MAX), &b.id))
+            (a.depth, a.group.unwrap_or(usize::MAX), &a.id).cmp(&(
+                b.depth,
+                b.group.unwrap_or(usize::MAX),
+                &b.id,
+            ))
         });
         v
     }

@@ -39,10 +39,23 @@ pub enum StartupMsg {
     Progress(StartupProgress),
     /// The engine, or why it could not be prepared.
     Done(Result<Box<Engine>, String>),
+    /// Progress of the work left behind the ready engine (dense vectors being filled in).
+    Background(StartupProgress),
+    /// That work ended, or why it failed (the engine keeps serving what it has).
+    BackgroundDone(Result<(), String>),
+}
+
+/// Work the preparation thread goes on with after the engine is ready.
+pub type Background = Box<dyn FnOnce(&mut dyn FnMut(StartupProgress)) -> Result<(), String> + Send>;
+
+/// What a preparation job hands over: the engine, and maybe work to finish behind it.
+pub struct Started {
+    pub engine: Engine,
+    pub background: Option<Background>,
 }
 
 /// The preparation job the event loop runs on its own thread once the first frame is drawn.
-pub type Job = Box<dyn FnOnce(&mut dyn FnMut(StartupProgress)) -> Result<Engine, String> + Send>;
+pub type Job = Box<dyn FnOnce(&mut dyn FnMut(StartupProgress)) -> Result<Started, String> + Send>;
 
 /// What `run_app` needs to start: the progress view's initial state, the job, the clock.
 pub struct Launch {
@@ -62,7 +75,17 @@ pub fn spawn_job(job: Job) -> Result<mpsc::UnboundedReceiver<StartupMsg>, TuiErr
             let result = job(&mut |p| {
                 let _ = progress_tx.send(StartupMsg::Progress(p));
             });
-            let _ = tx.send(StartupMsg::Done(result.map(Box::new)));
+            let (result, background) = match result {
+                Ok(s) => (Ok(Box::new(s.engine)), s.background),
+                Err(e) => (Err(e), None),
+            };
+            let _ = tx.send(StartupMsg::Done(result));
+            if let Some(work) = background {
+                let done = work(&mut |p| {
+                    let _ = progress_tx.send(StartupMsg::Background(p));
+                });
+                let _ = tx.send(StartupMsg::BackgroundDone(done));
+            }
         })
         .map_err(|source| TuiError::Thread {
             what: "indexing",
@@ -122,13 +145,14 @@ impl StartupView {
                 self.to_index = Some(to_embed);
             }
             StartupProgress::Skipped { .. } => self.skipped += 1,
-            StartupProgress::Embedded { done, total } => {
+            StartupProgress::Embedded { done, total, .. } => {
                 self.phase = Phase::Embedding;
                 self.embedded = done;
                 self.embed_total = total;
             }
             StartupProgress::Rebuilding { reason } => self.rebuilding = Some(reason),
             StartupProgress::Writing => self.phase = Phase::Writing,
+            StartupProgress::Published { .. } => {}
         }
     }
 
@@ -212,10 +236,15 @@ mod tests {
                 documents: 3,
                 to_embed: 10,
             },
-            StartupProgress::Embedded { done: 5, total: 10 },
+            StartupProgress::Embedded {
+                done: 5,
+                total: 10,
+                eta_secs: None,
+            },
             StartupProgress::Embedded {
                 done: 10,
                 total: 10,
+                eta_secs: Some(0),
             },
             StartupProgress::Writing,
             StartupProgress::Opening,
@@ -228,7 +257,11 @@ mod tests {
         assert_eq!(v.phase, Phase::Opening);
         assert!(last > 0.9 && last < 1.0, "{last}");
         let mut half = StartupView::new("/c", false);
-        half.apply(StartupProgress::Embedded { done: 5, total: 10 });
+        half.apply(StartupProgress::Embedded {
+            done: 5,
+            total: 10,
+            eta_secs: None,
+        });
         assert!((half.ratio() - 0.5).abs() < 1e-9, "{}", half.ratio());
     }
 

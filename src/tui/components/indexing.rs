@@ -179,6 +179,7 @@ mod tests {
         v.apply(StartupProgress::Embedded {
             done: 300,
             total: 742,
+            eta_secs: None,
         });
         let mut t = Terminal::new(TestBackend::new(100, 20)).unwrap();
         t.draw(|f| render_startup(&v, f)).unwrap();

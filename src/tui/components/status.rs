@@ -1,4 +1,5 @@
-//! The status bar: backend, index size, selected years, and a notice or the key hints.
+//! The status bar: backend, index size, selected years, dense vectors still filling in, and a
+//! notice or the key hints.
 
 use crate::tui::action::Action;
 use crate::tui::app::App;
@@ -60,6 +61,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         app.index_chunks,
         years_label(app)
     )));
+    if let Some(fill) = &app.dense_fill {
+        // Until this is gone answers are BM25 alone, and say so in their warnings.
+        spans.push(Span::styled(
+            format!("{} │ ", fill.label()),
+            Style::default().fg(Color::Yellow),
+        ));
+    }
     match &app.notice {
         Some(n) => spans.push(Span::styled(
             n.text.clone(),

@@ -54,11 +54,21 @@ fn graph_lines(app: &App, g: &crate::tui::graph::LiveGraph, lines: &mut Vec<Line
             TaskStatus::TimedOut => ("⧗", Color::Red),
             TaskStatus::Skipped => ("–", Color::DarkGray),
         };
-        let group = t.group.map(|g| format!("g{}", g + 1)).unwrap_or_else(|| "  ".into());
+        let group = t
+            .group
+            .map(|g| format!("g{}", g + 1))
+            .unwrap_or_else(|| "  ".into());
         let order = t.finished_as.map(|n| format!(" #{n}")).unwrap_or_default();
-        let time = if t.ms > 0.0 { format!(" {:.0} ms", t.ms) } else { String::new() };
+        let time = if t.ms > 0.0 {
+            format!(" {:.0} ms", t.ms)
+        } else {
+            String::new()
+        };
         lines.push(Line::from(vec![
-            Span::styled(format!("{}{sym} ", "  ".repeat(t.depth + 1)), Style::default().fg(color)),
+            Span::styled(
+                format!("{}{sym} ", "  ".repeat(t.depth + 1)),
+                Style::default().fg(color),
+            ),
             Span::styled(format!("{group} "), theme::dim()),
             Span::raw(t.label.clone()),
             Span::styled(format!("{time}{order}"), Style::default().fg(color)),

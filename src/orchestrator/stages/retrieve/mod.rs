@@ -2,7 +2,8 @@
 //! runs two passes, one filtered to the hinted years and one unfiltered, and merges them by
 //! `chunk_id`. The caller's `requested_years` restrict both passes.
 //!
-//! Slice: the query, year mode, passes and candidate counts.
+//! Slice: the query, year mode, passes and candidate counts, and how far dense vectors are while
+//! a progressive build is still computing them (the answer's warnings say so too).
 
 use crate::index::{Timings, YearMode};
 use crate::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
@@ -38,6 +39,16 @@ impl Stage for Retrieve {
             n,
             &mut t,
         )?;
+        let pending = retriever.info().dense_pending;
+        if let Some(p) = pending {
+            let note = format!(
+                "dense vectors are still being computed ({} of {} chunks): retrieval was BM25 alone",
+                p.embedded, p.total
+            );
+            if !work.warnings.contains(&note) {
+                work.warnings.push(note);
+            }
+        }
         let r = &mut work.retrieval;
         r.candidates = candidates;
         r.query_vec = qvec;
@@ -51,6 +62,7 @@ impl Stage for Retrieve {
             "dense_candidates": r.candidates.dense.len(),
             "sparse_candidates": r.candidates.sparse.len(),
             "dense": retriever.dense_enabled(),
+            "dense_pending": pending,
         })))
     }
 }
