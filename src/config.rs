@@ -86,6 +86,14 @@ pub struct LlmConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentConfig {
     pub max_reformulations: u8,
+    /// Tasks of a decomposed question run at once, at most.
+    pub max_concurrency: usize,
+    /// The longest one task of a decomposed question may run.
+    pub task_timeout_secs: u64,
+    /// Below this share of successful tasks a decomposed answer is marked partial.
+    pub min_success_rate: f64,
+    /// How conflicting claims are settled: `highest_confidence`, `most_recent`, `weighted_vote`.
+    pub conflict_resolution: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -147,6 +155,10 @@ impl Default for Config {
             },
             agent: AgentConfig {
                 max_reformulations: 2,
+                max_concurrency: 4,
+                task_timeout_secs: 30,
+                min_success_rate: 0.5,
+                conflict_resolution: "highest_confidence".into(),
             },
             log: LogConfig {
                 level: "info".into(),
@@ -449,6 +461,28 @@ const KEYS: &[Key] = &[
     key("agent", "max_reformulations", int(0, 2), |c, v| {
         c.agent.max_reformulations = v.int() as u8
     }),
+    key("agent", "max_concurrency", int(1, 16), |c, v| {
+        c.agent.max_concurrency = v.int() as usize
+    }),
+    key("agent", "task_timeout_secs", int(1, 600), |c, v| {
+        c.agent.task_timeout_secs = v.int() as u64
+    }),
+    key(
+        "agent",
+        "min_success_rate",
+        Kind::Float {
+            min: 0.0,
+            max: 1.0,
+            min_exclusive: false,
+        },
+        |c, v| c.agent.min_success_rate = v.float(),
+    ),
+    key(
+        "agent",
+        "conflict_resolution",
+        Kind::OneOf(&["highest_confidence", "most_recent", "weighted_vote"]),
+        |c, v| c.agent.conflict_resolution = v.str(),
+    ),
     key("log", "level", Kind::Level, |c, v| c.log.level = v.str()),
 ];
 
@@ -796,6 +830,9 @@ mod tests {
         assert_eq!(c.llm.query_deadline_secs, 300);
         assert!(!c.corpus.follow_links_outside);
         assert_eq!(c.agent.max_reformulations, 2);
+        assert_eq!(c.agent.max_concurrency, 4);
+        assert_eq!(c.agent.min_success_rate, 0.5);
+        assert_eq!(c.agent.conflict_resolution, "highest_confidence");
         assert!(c.model_dir().ends_with("models/all-MiniLM-L6-v2"));
     }
 

@@ -13,7 +13,9 @@ use crate::index::store::{BuildOptions, IndexProgress, IndexReport, IndexStore};
 use crate::index::{IndexError, Retriever};
 use crate::orchestrator::api::{Engine, StartupProgress};
 use crate::orchestrator::chat::{api_key_from_env, BackendError, ChatBackend};
-use crate::orchestrator::driver::Driver;
+use crate::orchestrator::driver::{Driver, GraphSettings};
+use crate::orchestrator::graph::coordinator::CoordinatorConfig;
+use crate::orchestrator::graph::merge::ConflictResolution;
 use crate::orchestrator::topology::TopologyError;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -65,10 +67,35 @@ pub fn engine_on(
         Some(c) => format!("{} · {}", c.model, retriever.info().reranker),
         None => format!("offline · {}", retriever.info().reranker),
     };
-    let driver = Driver::qa(retriever, chat, cfg.agent.max_reformulations)?.with_deadline(
-        std::time::Duration::from_secs(cfg.llm.query_deadline_secs.max(1)),
-    );
+    let driver = Driver::qa_with(
+        retriever,
+        chat,
+        cfg.agent.max_reformulations,
+        graph_settings(cfg),
+    )?
+    .with_deadline(std::time::Duration::from_secs(
+        cfg.llm.query_deadline_secs.max(1),
+    ));
     Ok(Engine::new(Arc::new(driver), backend))
+}
+
+/// The `[agent]` keys that shape how a task graph runs.
+pub fn graph_settings(cfg: &Config) -> GraphSettings {
+    let a = &cfg.agent;
+    GraphSettings {
+        coordinator: CoordinatorConfig {
+            max_concurrency: a.max_concurrency.max(1),
+            task_timeout: std::time::Duration::from_secs(a.task_timeout_secs.max(1)),
+            min_success_rate: a.min_success_rate.clamp(0.0, 1.0),
+            ..CoordinatorConfig::default()
+        },
+        // The config only accepts the three names (checked when it is read).
+        conflicts: match a.conflict_resolution.as_str() {
+            "most_recent" => ConflictResolution::MostRecent,
+            "weighted_vote" => ConflictResolution::WeightedVote,
+            _ => ConflictResolution::HighestConfidence,
+        },
+    }
 }
 
 /// The engine over the existing index (`fathom ask`, `eval --answers`).

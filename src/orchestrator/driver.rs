@@ -124,6 +124,13 @@ struct Trace {
     cached: CachedState,
 }
 
+/// How the task graph of a decomposed question runs (`[agent]` in the config).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GraphSettings {
+    pub coordinator: crate::orchestrator::graph::coordinator::CoordinatorConfig,
+    pub conflicts: crate::orchestrator::graph::merge::ConflictResolution,
+}
+
 impl Driver {
     /// A driver for `topology`, whose every node must have a stage in `registry`.
     pub fn new(
@@ -150,12 +157,33 @@ impl Driver {
         chat: Option<Arc<ChatBackend>>,
         max_reformulations: u8,
     ) -> Result<Driver, TopologyError> {
-        Driver::new(
+        Driver::qa_with(
             retriever,
             chat,
-            Registry::builtin(),
-            qa::topology(max_reformulations),
+            max_reformulations,
+            GraphSettings::default(),
         )
+    }
+
+    /// The QA topology with the built-in stages, task graphs run as `graph` says.
+    pub fn qa_with(
+        retriever: Arc<dyn Retriever>,
+        chat: Option<Arc<ChatBackend>>,
+        max_reformulations: u8,
+        graph: GraphSettings,
+    ) -> Result<Driver, TopologyError> {
+        let registry = Registry::builtin()
+            .with(Arc::new(
+                crate::orchestrator::stages::coordinate::Coordinate {
+                    config: graph.coordinator,
+                },
+            ))
+            .with(Arc::new(
+                crate::orchestrator::stages::aggregate::Aggregate {
+                    conflicts: graph.conflicts,
+                },
+            ));
+        Driver::new(retriever, chat, registry, qa::topology(max_reformulations))
     }
 
     pub fn with_policy(mut self, policy: ErrorPolicy) -> Driver {
