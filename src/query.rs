@@ -129,7 +129,12 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
             _ => None,
         };
         let (hint, before) = match found {
-            Some(((m, 0), before)) => (range(y, m, m), before),
+            // "between January and June 2018", "from March to December 2018": the first month
+            // borrows the year of the second.
+            Some(((m, 0), before)) => match open_month_range(&words, i - before) {
+                Some(m0) if m0 < m => (range(y, m0, m), before + 2),
+                _ => (range(y, m, m), before),
+            },
             Some(((m, d), before)) if d <= days_in_month(y, m) => {
                 let date = Date {
                     year: y,
@@ -157,6 +162,23 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
         });
     }
     out
+}
+
+/// The month that opens a range ending at `words[end]` ("January" in "between January and June
+/// 2018"): `<month> to|through|until`, or `between <month> and` ("January and June 2018"
+/// alone names two meetings, not a period).
+fn open_month_range(words: &[&str], end: usize) -> Option<u8> {
+    let joiner = *words.get(end.checked_sub(1)?)?;
+    let first = month(words.get(end.checked_sub(2)?)?)?;
+    let between = end
+        .checked_sub(3)
+        .and_then(|j| words.get(j))
+        .is_some_and(|w| *w == "between");
+    match joiner {
+        "to" | "through" | "until" | "till" => Some(first),
+        "and" if between => Some(first),
+        _ => None,
+    }
 }
 
 /// The date range the question names: from the earliest to the latest date it mentions.
@@ -193,6 +215,24 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_month_range_with_one_year_is_one_mention() {
+        assert_eq!(
+            spans("How did the target change between January and June 2018?"),
+            vec![(
+                "january and june 2018".to_string(),
+                "2018-01-01".to_string(),
+                "2018-06-30".to_string()
+            )]
+        );
+        let m = spans("from March to December 2018");
+        assert_eq!((m[0].1.as_str(), m[0].2.as_str()), ("2018-03-01", "2018-12-31"));
+        // Two dated sides stay two mentions, and so do two months of one year.
+        assert_eq!(spans("Compare June 2004 and June 2006").len(), 2);
+        assert_eq!(spans("Compare January and June 2018").len(), 1);
+        assert_eq!(spans("Compare January and June 2018")[0].1, "2018-06-01");
     }
 
     #[test]

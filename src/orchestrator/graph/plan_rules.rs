@@ -548,6 +548,8 @@ mod tests {
             ("What did the FOMC decide in March 2020?", Factual),
             ("Did the FOMC raise, lower, or leave unchanged its federal funds rate target on May 16, 2000, and by how much?", Factual),
             ("How did the target range change during 2018?", Trend),
+            ("How did the federal funds rate target change between January and June 2018?", Trend),
+            ("How did the target range change from March to December 2018?", Trend),
             ("Compare the decisions of June 2004 and June 2006", Comparative),
             ("When did the Committee announce its 2022 balance-sheet runoff plans, and when did the runoff begin?", MultiPart),
             ("Which members dissented in 2017, and what did they prefer?", Aggregate),
