@@ -1,11 +1,13 @@
-//! `fathom eval`: retrieval quality on a BEIR dataset or a file of questions with cited files.
-//! Each dataset gets its own index under `<data dir>/eval/<name>`, reused across runs.
+//! `fathom eval`: retrieval quality on a BEIR dataset or a file of questions with cited files;
+//! with `--answers`, the whole pipeline's answers on those questions; with `--judgement`, which
+//! inputs get a direct reply and which a retrieved answer. Each dataset gets its own index under
+//! `<data dir>/eval/<name>`, reused across runs.
 
 use super::index::index_corpus;
 use super::UsageError;
 use fathom::config::Config;
-use fathom::eval::{beir, qa};
-use fathom::index::open::{load_embedder, open_retriever};
+use fathom::eval::{answers, beir, judgement, qa};
+use fathom::index::open::{load_embedder, open_retriever, EmbedderStatus};
 use fathom::index::Retriever;
 use fathom::index::SearchMode;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
     /// A BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/*.tsv.
-    #[arg(long, value_name = "DIR", conflicts_with = "qa")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["qa", "judgement"])]
     beir: Option<PathBuf>,
     /// Relevance judgements to use (default qrels/test.tsv, or the only .tsv in qrels/).
     #[arg(long, value_name = "FILE", requires = "beir")]
@@ -25,6 +27,13 @@ pub struct EvalArgs {
     /// With --qa: run the whole pipeline on each question and check the answer and citations.
     #[arg(long, requires = "qa")]
     answers: bool,
+    /// With --qa: only the items whose `source` is this (`statement` or `minutes`).
+    #[arg(long, value_name = "SOURCE", requires = "qa")]
+    source: Option<String>,
+    /// A JSON-lines file of inputs with `input` and `expect` (`reply` or `answer`): checks which
+    /// get a direct reply and which a retrieved answer; needs --corpus.
+    #[arg(long, value_name = "FILE", conflicts_with = "qa")]
+    judgement: Option<PathBuf>,
     /// Cut-off for nDCG.
     #[arg(long, default_value_t = 10)]
     k: usize,
@@ -33,10 +42,14 @@ pub struct EvalArgs {
 }
 
 pub fn run(cfg: &Config, args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    match (&args.beir, &args.qa) {
-        (Some(dir), None) => run_beir(cfg, dir, args),
-        (None, Some(file)) => run_qa(cfg, file, args),
-        _ => Err(UsageError("give --beir DIR or --qa FILE --corpus DIR".into()).into()),
+    match (&args.beir, &args.qa, &args.judgement) {
+        (Some(dir), None, None) => run_beir(cfg, dir, args),
+        (None, Some(file), None) => run_qa(cfg, file, args),
+        (None, None, Some(file)) => run_judgement(cfg, file, args),
+        _ => Err(UsageError(
+            "give --beir DIR, --qa FILE --corpus DIR or --judgement FILE --corpus DIR".into(),
+        )
+        .into()),
     }
 }
 
@@ -113,58 +126,32 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
 
 fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let corpus = super::corpus_dir(cfg)?;
-    let items = qa::load(file)?;
-    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
-    let status = load_embedder(&ecfg);
-    if let Some(n) = status.notice() {
-        eprintln!("note: {n}");
+    let mut items = qa::load(file)?;
+    if let Some(source) = &args.source {
+        items.retain(|i| i.source.as_deref() == Some(source.as_str()));
+        if items.is_empty() {
+            return Err(UsageError(format!(
+                "no item of {} has source {source:?}",
+                file.display()
+            ))
+            .into());
+        }
     }
-    let report = index_corpus(&ecfg, &corpus, status.embedder(), false, args.json)?;
-    eprintln!(
-        "index: {} documents, {} chunks, {:.1} s",
-        report.documents, report.chunks, report.seconds
-    );
+    let (ecfg, status) = indexed_eval_config(cfg, &corpus, args)?;
     if args.answers {
         let engine = super::ask::engine(&ecfg, true)?;
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
-        let scores = rt.block_on(qa::evaluate_answers(&engine, &items));
+        let scores = runtime()?.block_on(answers::evaluate_answers(&engine, &items));
         if args.json {
             println!(
                 "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({ "file": file.display().to_string(), "answers": scores })
-                )?
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "file": file.display().to_string(),
+                    "source": args.source,
+                    "answers": scores
+                }))?
             );
         } else {
-            println!(
-                "{} · {} questions · whole pipeline (offline)",
-                file.display(),
-                scores.items
-            );
-            println!("cited file among citations: {:.3}", scores.cited);
-            match scores.correct {
-                Some(c) => println!("correct rate or action:     {c:.3}"),
-                None => println!("correct rate or action:     n/a (no expected values)"),
-            }
-            println!(
-                "end-to-end latency: median {:.0} ms, p95 {:.0} ms",
-                scores.median_ms, scores.p95_ms
-            );
-            println!("final reasons: {:?}", scores.final_reasons);
-            println!(
-                "retrieval mean relevance p10/p50/p90: {:?}",
-                scores.relevance_quantiles
-            );
-            println!(
-                "answer confidence p10/p50/p90: {:?}",
-                scores.confidence_quantiles
-            );
-            for f in &scores.failures {
-                println!("  {f}");
-            }
+            print_answers(file, args.source.as_deref(), &scores);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -199,6 +186,143 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
                 "not in the top 5 without a year filter: {}",
                 s.misses.join(", ")
             );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The eval config for a question set over `corpus`, with the corpus indexed (reused when
+/// unchanged).
+fn indexed_eval_config(
+    cfg: &Config,
+    corpus: &Path,
+    args: &EvalArgs,
+) -> anyhow::Result<(Config, EmbedderStatus)> {
+    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(corpus)));
+    let status = load_embedder(&ecfg);
+    if let Some(n) = status.notice() {
+        eprintln!("note: {n}");
+    }
+    let report = index_corpus(&ecfg, corpus, status.embedder(), false, args.json)?;
+    eprintln!(
+        "index: {} documents, {} chunks, {:.1} s",
+        report.documents, report.chunks, report.seconds
+    );
+    Ok((ecfg, status))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
+fn print_answers(file: &Path, source: Option<&str>, s: &answers::QaAnswerScores) {
+    let only = source.map(|s| format!(" (source {s})")).unwrap_or_default();
+    println!(
+        "{}{only} · {} questions · whole pipeline (offline)",
+        file.display(),
+        s.items
+    );
+    match s.correct {
+        Some(c) => println!(
+            "correct:            {} of {} checkable",
+            pct(c),
+            s.checkable
+        ),
+        None => println!("correct:            n/a (no expected values)"),
+    }
+    println!("cited:              {}", pct(s.cited));
+    match s.citation_precision {
+        Some(p) => println!(
+            "citation precision: {p:.3} ({} sentence-citation pairs; {} answers kept an unsupported only citation)",
+            s.citation_pairs, s.kept_unsupported
+        ),
+        None => println!("citation precision: n/a (no citations)"),
+    }
+    println!("clean text:         {}", pct(s.clean_text));
+    println!(
+        "latency:            median {:.0} ms, p95 {:.0} ms",
+        s.median_ms, s.p95_ms
+    );
+    println!("final reasons:      {:?}", s.final_reasons);
+    println!(
+        "retrieval mean relevance p10/p50/p90: {:?}",
+        s.relevance_quantiles
+    );
+    println!(
+        "answer confidence p10/p50/p90:        {:?}",
+        s.confidence_quantiles
+    );
+    for (title, table) in [("kind", &s.by_kind), ("source", &s.by_source)] {
+        if table.len() < 2 && table.keys().all(|k| k == "unlabelled") {
+            continue;
+        }
+        println!(
+            "{:<12} {:>5} {:>9} {:>8}",
+            title, "items", "correct", "cited"
+        );
+        for (k, b) in table {
+            let correct = b.correct_rate().map_or("n/a".to_string(), pct);
+            println!(
+                "{:<12} {:>5} {:>9} {:>8}",
+                k,
+                b.items,
+                correct,
+                pct(b.cited_rate())
+            );
+        }
+    }
+    for f in &s.failures {
+        println!("  {f}");
+    }
+    for u in &s.unsupported {
+        println!("  unsupported {u}");
+    }
+    for p in &s.text_problems {
+        println!("  text {p}");
+    }
+}
+
+fn run_judgement(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let corpus = super::corpus_dir(cfg)?;
+    let items = judgement::load(file)?;
+    let (ecfg, _) = indexed_eval_config(cfg, &corpus, args)?;
+    let engine = super::ask::engine(&ecfg, true)?;
+    let s = runtime()?.block_on(judgement::evaluate(&engine, &items));
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "file": file.display().to_string(), "judgement": s })
+            )?
+        );
+    } else {
+        println!(
+            "{} · {} inputs · whole pipeline (offline)",
+            file.display(),
+            s.items
+        );
+        println!("handled as expected: {} ", pct(s.accuracy));
+        println!(
+            "direct reply:        {} of {} expected",
+            s.reply_correct, s.reply_items
+        );
+        println!(
+            "retrieved answer:    {} of {} expected",
+            s.answer_correct, s.answer_items
+        );
+        println!(
+            "latency:             median {:.0} ms, p95 {:.0} ms",
+            s.median_ms, s.p95_ms
+        );
+        for f in &s.failures {
+            println!("  {f}");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -1,7 +1,9 @@
 //! Retrieval and answer-quality evaluation.
 
 pub mod answer_check;
+pub mod answers;
 pub mod beir;
+pub mod judgement;
 pub mod metrics;
 pub mod qa;
 
