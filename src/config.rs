@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::index::embed::{EmbedRuntime, Precision};
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub corpus: CorpusConfig,
@@ -24,6 +26,9 @@ pub struct CorpusConfig {
     pub dir: Option<PathBuf>,
     pub chunk_words: usize,
     pub chunk_max_words: usize,
+    /// Index files that links inside the corpus folder point to outside it (off by default: a
+    /// downloaded corpus must not pull in, say, `~/notes` and send it to a model server).
+    pub follow_links_outside: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +38,10 @@ pub struct EmbeddingConfig {
     pub batch_size: usize,
     pub max_tokens: usize,
     pub query_prefix: String,
+    pub runtime: EmbedRuntime,
+    pub precision: Precision,
+    /// `None`: `<cache dir>/onnxruntime/libonnxruntime.so`.
+    pub onnxruntime_lib: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +65,13 @@ pub struct LlmConfig {
     pub timeout_secs: u64,
     /// The first byte of a reply must come within this; a server that stalls is given up on.
     pub first_byte_timeout_secs: u64,
+    /// Once a reply has started, its next event must come within this (keep-alive comments do
+    /// not count).
+    pub idle_timeout_secs: u64,
+    /// The most bytes of text one reply may carry; the client stops reading past it.
+    pub max_reply_bytes: usize,
+    /// A whole query, every model call and retry included, ends by this many seconds.
+    pub query_deadline_secs: u64,
     /// Retries of a transient or recoverable failure before the stage falls back.
     pub max_retries: u32,
     /// How long an open circuit breaker refuses calls before it lets one probe through.
@@ -93,12 +109,16 @@ impl Default for Config {
                 dir: None,
                 chunk_words: 160,
                 chunk_max_words: 200,
+                follow_links_outside: false,
             },
             embedding: EmbeddingConfig {
                 model_dir: None,
                 batch_size: 32,
                 max_tokens: 256,
                 query_prefix: String::new(),
+                runtime: EmbedRuntime::Auto,
+                precision: Precision::Int8,
+                onnxruntime_lib: None,
             },
             retrieval: RetrievalConfig {
                 k: 10,
@@ -115,6 +135,9 @@ impl Default for Config {
                 model: None,
                 timeout_secs: 60,
                 first_byte_timeout_secs: 30,
+                idle_timeout_secs: 30,
+                max_reply_bytes: 1024 * 1024,
+                query_deadline_secs: 300,
                 max_retries: 2,
                 breaker_cooldown_secs: 30,
                 max_tokens: 1024,
@@ -138,6 +161,17 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The ONNX Runtime library: `embedding.onnxruntime_lib`, else the one `make model` installs
+    /// in the cache dir.
+    pub fn onnxruntime_lib(&self) -> PathBuf {
+        self.embedding.onnxruntime_lib.clone().unwrap_or_else(|| {
+            self.paths
+                .cache_dir
+                .join("onnxruntime")
+                .join("libonnxruntime.so")
+        })
+    }
+
     /// The embedding model folder: `embedding.model_dir`, else the default in the cache dir.
     pub fn model_dir(&self) -> PathBuf {
         self.embedding
@@ -219,6 +253,8 @@ enum Kind {
     },
     Level,
     Bool,
+    /// One of a fixed set of words.
+    OneOf(&'static [&'static str]),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -299,6 +335,9 @@ const KEYS: &[Key] = &[
     key("corpus", "chunk_max_words", int(20, 400), |c, v| {
         c.corpus.chunk_max_words = v.int() as usize
     }),
+    key("corpus", "follow_links_outside", Kind::Bool, |c, v| {
+        c.corpus.follow_links_outside = v.bool()
+    }),
     key("embedding", "model_dir", Kind::Path, |c, v| {
         c.embedding.model_dir = Some(PathBuf::from(v.str()))
     }),
@@ -310,6 +349,21 @@ const KEYS: &[Key] = &[
     }),
     key("embedding", "query_prefix", Kind::Str, |c, v| {
         c.embedding.query_prefix = v.str()
+    }),
+    key(
+        "embedding",
+        "runtime",
+        Kind::OneOf(&["auto", "onnx", "candle"]),
+        |c, v| c.embedding.runtime = EmbedRuntime::parse(&v.str()).unwrap_or(EmbedRuntime::Auto),
+    ),
+    key(
+        "embedding",
+        "precision",
+        Kind::OneOf(&["int8", "fp32"]),
+        |c, v| c.embedding.precision = Precision::parse(&v.str()).unwrap_or(Precision::Int8),
+    ),
+    key("embedding", "onnxruntime_lib", Kind::Path, |c, v| {
+        c.embedding.onnxruntime_lib = Some(PathBuf::from(v.str()))
     }),
     key("retrieval", "k", int(1, 100), |c, v| {
         c.retrieval.k = v.int() as usize
@@ -354,6 +408,18 @@ const KEYS: &[Key] = &[
     }),
     key("llm", "first_byte_timeout_secs", int(1, 3600), |c, v| {
         c.llm.first_byte_timeout_secs = v.int() as u64
+    }),
+    key("llm", "idle_timeout_secs", int(1, 3600), |c, v| {
+        c.llm.idle_timeout_secs = v.int() as u64
+    }),
+    key(
+        "llm",
+        "max_reply_bytes",
+        int(1024, 64 * 1024 * 1024),
+        |c, v| c.llm.max_reply_bytes = v.int() as usize,
+    ),
+    key("llm", "query_deadline_secs", int(1, 86_400), |c, v| {
+        c.llm.query_deadline_secs = v.int() as u64
     }),
     key("llm", "max_retries", int(0, 5), |c, v| {
         c.llm.max_retries = v.int() as u32
@@ -421,6 +487,8 @@ fn check(kind: Kind, v: Val) -> Result<Val, String> {
             Ok(v)
         }
         (Kind::Level, _) => Err("expected one of error, warn, info, debug, trace".into()),
+        (Kind::OneOf(words), Val::Str(s)) if words.contains(&s.as_str()) => Ok(v),
+        (Kind::OneOf(words), _) => Err(format!("expected one of {}", words.join(", "))),
         (Kind::Int { min, max }, Val::Int(i)) if (min..=max).contains(i) => Ok(v),
         (Kind::Int { min, max }, Val::Int(i)) => {
             Err(format!("{i} is out of range ({min}..={max})"))
@@ -723,6 +791,10 @@ mod tests {
         assert_eq!(c.rerank.recency_boost, 0.05);
         assert_eq!(c.rerank.recent_year_window, 3);
         assert_eq!(c.llm.reflection_temperature, 0.0);
+        assert_eq!(c.llm.idle_timeout_secs, 30);
+        assert_eq!(c.llm.max_reply_bytes, 1024 * 1024);
+        assert_eq!(c.llm.query_deadline_secs, 300);
+        assert!(!c.corpus.follow_links_outside);
         assert_eq!(c.agent.max_reformulations, 2);
         assert!(c.model_dir().ends_with("models/all-MiniLM-L6-v2"));
     }
@@ -813,6 +885,29 @@ mod tests {
         assert!(
             msg.contains("/etc/fathom.toml:2:"),
             "syntax errors carry the line: {msg}"
+        );
+    }
+
+    #[test]
+    fn embedding_runtime_and_precision_take_only_their_words() {
+        let c = parse("[embedding]\nruntime = \"candle\"\nprecision = \"fp32\"\n").unwrap();
+        assert_eq!(c.embedding.runtime, EmbedRuntime::Candle);
+        assert_eq!(c.embedding.precision, Precision::Fp32);
+        let msg = parse("[embedding]\nruntime = \"gpu\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("embedding.runtime") && msg.contains("auto, onnx, candle"),
+            "{msg}"
+        );
+        let msg = parse("[embedding]\nprecision = \"bf16\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("int8, fp32"), "{msg}");
+        let d = Config::default();
+        assert_eq!(
+            d.onnxruntime_lib(),
+            d.paths.cache_dir.join("onnxruntime/libonnxruntime.so")
         );
     }
 

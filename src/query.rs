@@ -32,16 +32,85 @@ fn year_of(word: &str) -> Option<i32> {
     (word.len() == 4 && (1900..=2100).contains(&y)).then_some(y)
 }
 
-/// The date range the question names: exact dates, months with years, or bare years.
-pub fn date_hints(lower: &str) -> Option<MetadataHints> {
-    let words: Vec<&str> = lower
+/// One date or date range a question names, with where it stands (word positions in the
+/// question's lower-case words, and the words themselves).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateMention {
+    pub range: MetadataHints,
+    /// First and one-past-last word of the mention.
+    pub words: (usize, usize),
+    pub text: String,
+}
+
+/// The words of a lower-case question, split as [`date_mentions`] counts them.
+pub fn question_words(lower: &str) -> Vec<&str> {
+    lower
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
         .filter(|w| !w.is_empty())
-        .collect();
-    let mut ranges: Vec<(Date, Date)> = Vec::new();
+        .collect()
+}
+
+fn range(y: i32, m1: u8, m2: u8) -> MetadataHints {
+    MetadataHints {
+        date_start: Date {
+            year: y,
+            month: m1,
+            day: 1,
+        },
+        date_end: Date {
+            year: y,
+            month: m2,
+            day: days_in_month(y, m2),
+        },
+    }
+}
+
+/// A part of a year named before it: "first half of 2001", "spring 2023", "q3 2019",
+/// "early 2008" (months 1–4), "late 2008" (9–12); with how many words it takes before the year.
+fn part_of_year(words: &[&str], i: usize) -> Option<(u8, u8, usize)> {
+    let w = |k: usize| i.checked_sub(k).map(|j| words[j]);
+    match (w(3), w(2), w(1)) {
+        (Some("first"), Some("half"), Some("of")) => return Some((1, 6, 3)),
+        (Some("second"), Some("half"), Some("of")) => return Some((7, 12, 3)),
+        (Some(q), Some("quarter"), Some("of")) => {
+            let n = ["first", "second", "third", "fourth"]
+                .iter()
+                .position(|x| *x == q)?;
+            let m = n as u8 * 3 + 1;
+            return Some((m, m + 2, 3));
+        }
+        _ => {}
+    }
+    match w(1) {
+        Some("spring") => Some((3, 5, 1)),
+        Some("summer") => Some((6, 8, 1)),
+        Some("fall") | Some("autumn") => Some((9, 11, 1)),
+        Some("early") => Some((1, 4, 1)),
+        Some("late") => Some((9, 12, 1)),
+        Some(q) if q.len() == 2 && q.starts_with('q') => {
+            let n: u8 = q[1..].parse().ok().filter(|n| (1..=4).contains(n))?;
+            Some(((n - 1) * 3 + 1, n * 3, 1))
+        }
+        _ => None,
+    }
+}
+
+/// Every date a question names, in order: exact dates ("May 16, 2000", "16 May 2000",
+/// "2000-05-16"), months with years ("March 2020"), parts of years ("first half of 2001",
+/// "spring 2023") and bare years.
+pub fn date_mentions(lower: &str) -> Vec<DateMention> {
+    let words = question_words(lower);
+    let mut out: Vec<DateMention> = Vec::new();
     for (i, w) in words.iter().enumerate() {
         if let Some(d) = Date::parse(w) {
-            ranges.push((d, d));
+            out.push(DateMention {
+                range: MetadataHints {
+                    date_start: d,
+                    date_end: d,
+                },
+                words: (i, i + 1),
+                text: w.to_string(),
+            });
             continue;
         }
         let Some(y) = year_of(w) else { continue };
@@ -50,55 +119,124 @@ pub fn date_hints(lower: &str) -> Option<MetadataHints> {
         let prev2 = i.checked_sub(2).map(|j| words[j]);
         let day = |s: &str| s.parse::<u8>().ok().filter(|d| (1..=31).contains(d));
         let found = match (prev2, prev) {
-            (Some(m), Some(d)) if month(m).is_some() && day(d).is_some() => month(m).zip(day(d)),
-            (Some(d), Some(m)) if month(m).is_some() && day(d).is_some() => month(m).zip(day(d)),
-            (_, Some(m)) if month(m).is_some() => month(m).map(|m| (m, 0)),
+            (Some(m), Some(d)) if month(m).is_some() && day(d).is_some() => {
+                month(m).zip(day(d)).map(|md| (md, 2))
+            }
+            (Some(d), Some(m)) if month(m).is_some() && day(d).is_some() => {
+                month(m).zip(day(d)).map(|md| (md, 2))
+            }
+            (_, Some(m)) if month(m).is_some() => month(m).map(|m| ((m, 0), 1)),
             _ => None,
         };
-        let range = match found {
-            Some((m, 0)) => (
-                Date {
-                    year: y,
-                    month: m,
-                    day: 1,
-                },
-                Date {
-                    year: y,
-                    month: m,
-                    day: days_in_month(y, m),
-                },
-            ),
-            Some((m, d)) if d <= days_in_month(y, m) => (
-                Date {
+        let (hint, before) = match found {
+            Some(((m, 0), before)) => (range(y, m, m), before),
+            Some(((m, d), before)) if d <= days_in_month(y, m) => {
+                let date = Date {
                     year: y,
                     month: m,
                     day: d,
-                },
-                Date {
-                    year: y,
-                    month: m,
-                    day: d,
-                },
-            ),
-            _ => (
-                Date {
-                    year: y,
-                    month: 1,
-                    day: 1,
-                },
-                Date {
-                    year: y,
-                    month: 12,
-                    day: 31,
-                },
-            ),
+                };
+                (
+                    MetadataHints {
+                        date_start: date,
+                        date_end: date,
+                    },
+                    before,
+                )
+            }
+            _ => match part_of_year(&words, i) {
+                Some((m1, m2, before)) => (range(y, m1, m2), before),
+                None => (range(y, 1, 12), 0),
+            },
         };
-        ranges.push(range);
+        let start = i - before;
+        out.push(DateMention {
+            range: hint,
+            words: (start, i + 1),
+            text: words[start..=i].join(" "),
+        });
     }
-    let start = ranges.iter().map(|r| r.0).min()?;
-    let end = ranges.iter().map(|r| r.1).max()?;
+    out
+}
+
+/// The date range the question names: from the earliest to the latest date it mentions.
+pub fn date_hints(lower: &str) -> Option<MetadataHints> {
+    let mentions = date_mentions(lower);
+    let start = mentions.iter().map(|m| m.range.date_start).min()?;
+    let end = mentions.iter().map(|m| m.range.date_end).max()?;
     Some(MetadataHints {
         date_start: start,
         date_end: end,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Date {
+        Date::parse(s).unwrap_or(Date {
+            year: 0,
+            month: 1,
+            day: 1,
+        })
+    }
+
+    fn spans(q: &str) -> Vec<(String, String, String)> {
+        date_mentions(&q.to_lowercase())
+            .into_iter()
+            .map(|m| {
+                (
+                    m.text,
+                    m.range.date_start.to_string(),
+                    m.range.date_end.to_string(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn mentions_keep_each_date_apart() {
+        let m = spans("Compare the decisions of June 2004 and June 2006");
+        assert_eq!(
+            m,
+            vec![
+                ("june 2004".into(), "2004-06-01".into(), "2004-06-30".into()),
+                ("june 2006".into(), "2006-06-01".into(), "2006-06-30".into()),
+            ]
+        );
+        let m = spans("between December 2013 and October 2014, and on 16 March 2022");
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[2].1, "2022-03-16");
+        assert_eq!(m[2].0, "16 march 2022");
+    }
+
+    #[test]
+    fn parts_of_years() {
+        let m = spans("during the first half of 2001");
+        assert_eq!(
+            m[0],
+            (
+                "first half of 2001".into(),
+                "2001-01-01".into(),
+                "2001-06-30".into()
+            )
+        );
+        assert_eq!(spans("spring 2023")[0].2, "2023-05-31");
+        assert_eq!(spans("in Q4 2019")[0].1, "2019-10-01");
+        assert_eq!(spans("the third quarter of 2019")[0].2, "2019-09-30");
+        assert_eq!(spans("in 2018")[0].0, "2018");
+    }
+
+    #[test]
+    fn hints_span_every_mention() {
+        let h = date_hints("between december 2013 and october 2014").unwrap();
+        assert_eq!(
+            (h.date_start, h.date_end),
+            (d("2013-12-01"), d("2014-10-31"))
+        );
+        assert_eq!(date_hints("no dates here"), None);
+        let h = date_hints("may 16, 2000").unwrap();
+        assert_eq!(h.date_start, h.date_end);
+    }
 }

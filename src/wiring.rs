@@ -62,7 +62,9 @@ pub fn engine_on(
         Some(c) => format!("{} · {}", c.model, retriever.info().reranker),
         None => format!("offline · {}", retriever.info().reranker),
     };
-    let driver = Driver::qa(retriever, chat, cfg.agent.max_reformulations)?;
+    let driver = Driver::qa(retriever, chat, cfg.agent.max_reformulations)?.with_deadline(
+        std::time::Duration::from_secs(cfg.llm.query_deadline_secs.max(1)),
+    );
     Ok(Engine::new(Arc::new(driver), backend))
 }
 
@@ -94,6 +96,7 @@ pub fn prepare(
         index_dir: &dir,
         embedder: status.embedder(),
         chunking: chunk_options(cfg),
+        links: crate::corpus::LinkPolicy::from_config(&cfg.corpus),
         rebuild: false,
     };
     let built = build(&opts, &mut |p| report(startup_progress(p)))?;

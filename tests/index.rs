@@ -33,6 +33,7 @@ fn index(corpus: &Path, dir: &Path, embed: bool) -> IndexReport {
         index_dir: dir,
         embedder: embed.then(embedder),
         chunking: ChunkOptions::default(),
+        links: fathom::corpus::LinkPolicy::default(),
         rebuild: false,
     };
     build(&opts, &mut |_| {}).expect("index builds")
@@ -229,6 +230,7 @@ fn a_second_concurrent_build_is_refused_not_interleaved() {
         index_dir: data.path(),
         embedder: None,
         chunking: ChunkOptions::default(),
+        links: fathom::corpus::LinkPolicy::default(),
         rebuild: false,
     };
     let err = build(&opts, &mut |_| {}).unwrap_err();

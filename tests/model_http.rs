@@ -23,6 +23,8 @@ fn config(base_url: &str) -> ClientConfig {
         request_timeout: Duration::from_secs(20),
         first_byte_timeout: Duration::from_secs(10),
         connect_timeout: Duration::from_secs(2),
+        idle_timeout: Duration::from_secs(10),
+        max_reply_bytes: 1024 * 1024,
     }
 }
 

@@ -58,6 +58,7 @@ fn retriever() -> Arc<dyn Retriever> {
                 index_dir: &dir,
                 embedder: Some(&embedder),
                 chunking: ChunkOptions::default(),
+                links: fathom::corpus::LinkPolicy::default(),
                 rebuild: false,
             },
             &mut |_| {},
@@ -91,6 +92,7 @@ fn llm_config() -> LlmConfig {
         token_budget: 4096,
         reflection_temperature: 0.0,
         guardrail: false,
+        ..fathom::config::Config::default().llm
     }
 }
 
@@ -103,6 +105,7 @@ fn backend(base_url: &str, clock: Arc<ManualClock>) -> Arc<ChatBackend> {
         request_timeout: Duration::from_secs(cfg.timeout_secs),
         first_byte_timeout: Duration::from_secs(cfg.first_byte_timeout_secs),
         connect_timeout: Duration::from_secs(1),
+        ..ClientConfig::new("", "")
     })
     .unwrap();
     Arc::new(ChatBackend::new(
@@ -191,7 +194,7 @@ fn valid_reply(body: &Value) -> String {
             "session_id": session, "response_id": rid,
             "revised_query": "FOMC federal funds rate decision March 15 2020",
             "coherence": "coherent", "coherence_reason": null, "needs_retrieval": true,
-            "intent": "lookup", "date_start": "2020-03-15", "date_end": "2020-03-15",
+            "intent": "factual", "date_start": "2020-03-15", "date_end": "2020-03-15",
             "top_k_hint": null, "reply": null
         }),
         "reformulate" => json!({
@@ -625,6 +628,7 @@ async fn cancelling_aborts_the_http_request() {
         request_timeout: Duration::from_secs(30),
         first_byte_timeout: Duration::from_secs(20),
         connect_timeout: Duration::from_secs(1),
+        ..ClientConfig::new("", "")
     })
     .unwrap();
     let chat = Arc::new(ChatBackend::new(
@@ -768,6 +772,7 @@ async fn the_model_guardrail_runs_only_when_configured_and_after_the_rules() {
             request_timeout: Duration::from_secs(10),
             first_byte_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(1),
+            ..ClientConfig::new("", "")
         })
         .unwrap()
     };

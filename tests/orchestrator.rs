@@ -25,6 +25,7 @@ fn driver() -> Arc<Driver> {
             index_dir: &dir,
             embedder: Some(&embedder),
             chunking: ChunkOptions::default(),
+            links: fathom::corpus::LinkPolicy::default(),
             rebuild: false,
         };
         build(&opts, &mut |_| {}).unwrap();

@@ -11,6 +11,13 @@ use fathom::orchestrator::topology::qa;
 use fathom::orchestrator::types::Coherence;
 use fathom::session::{LoadedSession, SessionSummary, TurnRecord};
 use fathom::tui::action::Notice;
+use fathom::tui::components::inspector::Inspector;
+use fathom::tui::components::passage::PassageViewer;
+use fathom::tui::components::status;
+use fathom::tui::components::year_picker::YearPicker;
+use fathom::tui::keymap::{Guard, Scope};
+use fathom::tui::keys;
+use fathom::tui::update::translate_key;
 use fathom::tui::{update, view, Action, App, BackendRow, Dir, Effect, Focus, LiveStage, Overlay};
 use proptest::prelude::*;
 use ratatui::backend::TestBackend;
@@ -53,7 +60,7 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
     let mut cached_state = BTreeMap::new();
     cached_state.insert(
         "plan".to_string(),
-        serde_json::json!({"revised_query": "council budget 2020", "intent": "lookup", "top_k_hint": 10}),
+        serde_json::json!({"revised_query": "council budget 2020", "intent": "factual", "top_k_hint": 10}),
     );
     cached_state.insert(
         "retrieve".to_string(),
@@ -102,6 +109,7 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
             revised_query: "council budget 2020".to_string(),
             coherence: Coherence::Coherent,
             coherence_reason: None,
+            intent: fathom::orchestrator::api::IntentType::Factual,
         }),
         retrieve: RetrieveSummary {
             year_mode: YearMode::Explicit,
@@ -124,6 +132,10 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
         cached_state,
         dispatches: vec![],
         topology: "qa".to_string(),
+        task_graph: None,
+        react_log: Default::default(),
+        aggregation: None,
+        warnings: vec![],
     }
 }
 
@@ -246,7 +258,7 @@ fn alt_enter_inserts_a_newline() {
 fn esc_while_running_cancels_else_closes_overlay() {
     let mut a = app();
     update(&mut a, key(KeyCode::F(1)));
-    assert_eq!(a.overlay, Overlay::Help);
+    assert!(matches!(a.overlay, Overlay::Help(_)));
     assert!(update(&mut a, key(KeyCode::Esc)).is_empty());
     assert_eq!(a.overlay, Overlay::None);
     type_text(&mut a, "q");
@@ -299,7 +311,7 @@ fn toggle_years_and_all() {
     for _ in 0..10 {
         update(&mut a, key(KeyCode::Down));
     }
-    assert_eq!(a.overlay, Overlay::YearPicker { cursor: 2 });
+    assert_eq!(a.overlay, Overlay::YearPicker(YearPicker { cursor: 2 }));
     update(&mut a, key(KeyCode::Char(' ')));
     assert_eq!(
         a.selected_years.iter().copied().collect::<Vec<_>>(),
@@ -312,7 +324,7 @@ fn open_and_close_overlays() {
     let mut a = answered_app("budget?", "q1");
     update(&mut a, key(KeyCode::Tab)); // chat
     update(&mut a, key(KeyCode::Char('?')));
-    assert_eq!(a.overlay, Overlay::Help);
+    assert!(matches!(a.overlay, Overlay::Help(_)));
     update(&mut a, key(KeyCode::Char('?')));
     assert_eq!(a.overlay, Overlay::None);
     update(&mut a, key(KeyCode::Char('y')));
@@ -322,18 +334,21 @@ fn open_and_close_overlays() {
     update(&mut a, key(KeyCode::Char('i')));
     assert!(matches!(
         a.overlay,
-        Overlay::Inspector {
+        Overlay::Inspector(Inspector {
             turn: 0,
             stage: 0,
             ..
-        }
+        })
     ));
     update(&mut a, key(KeyCode::Down));
-    assert!(matches!(a.overlay, Overlay::Inspector { stage: 1, .. }));
+    assert!(matches!(
+        a.overlay,
+        Overlay::Inspector(Inspector { stage: 1, .. })
+    ));
     // fold the root of the `retrieve` slice
     update(&mut a, key(KeyCode::Char(' ')));
     match &a.overlay {
-        Overlay::Inspector { folded, .. } => assert!(folded.contains("")),
+        Overlay::Inspector(i) => assert!(i.folded.contains("")),
         o => panic!("{o:?}"),
     }
     update(&mut a, key(KeyCode::Esc));
@@ -350,11 +365,11 @@ fn enter_on_citations_opens_the_passage() {
     update(&mut a, key(KeyCode::Enter));
     assert_eq!(
         a.overlay,
-        Overlay::Passage {
+        Overlay::Passage(PassageViewer {
             turn: 0,
             citation: 1,
             scroll: 0
-        }
+        })
     );
     update(&mut a, key(KeyCode::Esc));
     assert_eq!(a.overlay, Overlay::None);
@@ -369,7 +384,10 @@ fn selecting_an_earlier_answer() {
     update(&mut a, key(KeyCode::Up));
     assert_eq!(a.current_turn_index(), Some(0));
     update(&mut a, key(KeyCode::Char('i')));
-    assert!(matches!(a.overlay, Overlay::Inspector { turn: 0, .. }));
+    assert!(matches!(
+        a.overlay,
+        Overlay::Inspector(Inspector { turn: 0, .. })
+    ));
     update(&mut a, Action::CloseOverlay);
     update(&mut a, Action::SelectTurn(Dir::Down));
     assert_eq!(a.selected_turn, None);
@@ -835,6 +853,435 @@ fn snapshot_sessions_overlay() {
         ]),
     );
     insta::assert_snapshot!(render(&a, 100, 24).backend());
+}
+
+// ---- keys as data: the help is the key tables, and each row does what it says ----
+
+/// An app in which every binding of `scope` acts and changes something: three answered turns
+/// (the middle one selected, three citations each, the cursor on the second), history, the chat
+/// scrolled back, and the scope's panel focused or overlay open with its cursor mid-list.
+fn context(scope: Scope, guard: Guard) -> App {
+    let mut a = answered_app("first?", "q1");
+    ask_and_finish(&mut a, "second?", "q2");
+    ask_and_finish(&mut a, "third?", "q3");
+    for t in &mut a.turns {
+        if let Some(r) = &mut t.result {
+            let mut third = r.citations[1].clone();
+            third.n = 3;
+            third.chunk_id = "c3".into();
+            r.citations.push(third);
+        }
+    }
+    update(&mut a, Action::Resize(80, 24));
+    a.focus = Focus::Chat;
+    a.selected_turn = Some(1);
+    a.citation_cursor = 1;
+    a.chat_scroll = 5;
+    match scope {
+        Scope::Anywhere => {
+            update(&mut a, Action::ToggleHelp);
+        }
+        Scope::AnyPanel | Scope::Chat => {}
+        Scope::Input => {
+            a.focus = Focus::Input;
+            update(&mut a, Action::HistoryUp);
+        }
+        Scope::Citations => a.focus = Focus::Citations,
+        Scope::Topology => a.focus = Focus::Topology,
+        Scope::YearPicker => {
+            update(&mut a, Action::OpenYearPicker);
+            update(&mut a, Action::YearCursorDown);
+        }
+        Scope::Inspector => {
+            update(&mut a, Action::OpenInspector);
+            update(&mut a, Action::InspectorStage(Dir::Down));
+            update(&mut a, Action::InspectorTree(Dir::Down));
+        }
+        Scope::Passage => {
+            update(&mut a, Action::OpenPassage);
+            update(&mut a, Action::PassageScroll(Dir::Down));
+            update(&mut a, Action::PassageScroll(Dir::Down));
+        }
+        Scope::Sessions => {
+            update(&mut a, Action::OpenSessions);
+            update(
+                &mut a,
+                Action::SessionsListed(vec![
+                    summary("sess_a", "a?"),
+                    summary("sess_b", "b?"),
+                    summary("sess_c", "c?"),
+                ]),
+            );
+            update(&mut a, Action::SessionCursor(Dir::Down));
+        }
+        Scope::Help => {
+            update(&mut a, Action::ToggleHelp);
+            update(&mut a, Action::HelpScroll(Dir::Down));
+            update(&mut a, Action::HelpScroll(Dir::Down));
+        }
+    }
+    if guard == Guard::QueryRunning {
+        a.running = Some("q4".into());
+    }
+    a
+}
+
+/// What an action can change that a user sees.
+fn fingerprint(a: &App) -> String {
+    format!(
+        "{:?}",
+        (
+            &a.overlay,
+            a.focus,
+            &a.selected_years,
+            a.chat_scroll,
+            a.citation_cursor,
+            a.selected_turn,
+            a.input_text(),
+            a.history_pos,
+            a.should_quit,
+            &a.notice,
+            a.turns.len(),
+            &a.running,
+        )
+    )
+}
+
+#[test]
+fn every_binding_in_the_help_produces_its_action_through_update() {
+    let mut checked = 0;
+    for group in keys::groups() {
+        for b in group.bindings {
+            for chord in b.chords {
+                let what = format!("{} · {} ({})", group.title, chord.label(), b.does);
+                let base = context(group.scope, b.when);
+                let key = chord.example();
+                assert_eq!(translate_key(&base, key), Some(b.action.clone()), "{what}");
+                let (mut by_key, mut by_action) = (base.clone(), base.clone());
+                let effects = update(&mut by_key, Action::Key(key));
+                assert_eq!(effects, update(&mut by_action, b.action.clone()), "{what}");
+                assert_eq!(fingerprint(&by_key), fingerprint(&by_action), "{what}");
+                assert!(
+                    !effects.is_empty() || fingerprint(&by_key) != fingerprint(&base),
+                    "{what} changed nothing"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} chords checked");
+}
+
+#[test]
+fn the_help_lists_every_binding() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::ToggleHelp);
+    let text = screen_text(&render(&a, 120, 40));
+    for group in keys::groups() {
+        assert!(text.contains(group.title), "{}:\n{text}", group.title);
+        for b in group.bindings {
+            let row = format!("{}  ", b.label());
+            assert!(text.contains(&row), "{row}:\n{text}");
+            assert!(text.contains(b.does), "{}:\n{text}", b.does);
+        }
+    }
+}
+
+#[test]
+fn the_help_scrolls_when_it_does_not_fit() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::Resize(80, 24));
+    update(&mut a, Action::ToggleHelp);
+    let top = screen_text(&render(&a, 80, 24));
+    assert!(
+        top.contains("Anywhere") && !top.contains("close the help"),
+        "{top}"
+    );
+    // Far past the end: it stops at the last row, and one step up moves it at once.
+    for _ in 0..200 {
+        update(&mut a, key(KeyCode::Down));
+    }
+    let Overlay::Help(h) = &a.overlay else {
+        panic!("{:?}", a.overlay)
+    };
+    let bottom_scroll = h.scroll;
+    let bottom = screen_text(&render(&a, 80, 24));
+    assert!(bottom.contains("close the help"), "{bottom}");
+    assert!(!bottom.contains("Anywhere"), "{bottom}");
+    update(&mut a, key(KeyCode::Char('k')));
+    assert!(matches!(&a.overlay, Overlay::Help(h) if h.scroll + 1 == bottom_scroll));
+}
+
+#[test]
+fn the_status_bar_names_the_keys_of_the_tables() {
+    let hints = status::key_hints();
+    assert_eq!(
+        hints,
+        "F1 help · F2 years · F3 inspect · F4 sessions · Esc cancel · ^C quit · Tab focus · Alt-Enter newline"
+    );
+}
+
+/// The short key reminders in overlay titles and placeholders are text; they must stay true.
+#[test]
+fn the_key_reminders_on_screen_match_the_key_tables() {
+    let cases: &[(Scope, &str, KeyEvent, Action)] = &[
+        (
+            Scope::YearPicker,
+            "Space toggle",
+            KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE),
+            Action::ToggleYear,
+        ),
+        (
+            Scope::YearPicker,
+            "a all",
+            KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE),
+            Action::ToggleAllYears,
+        ),
+        (
+            Scope::Inspector,
+            "↑↓ stage",
+            KeyEvent::new(KeyCode::Up, KeyModifiers::NONE),
+            Action::InspectorStage(Dir::Up),
+        ),
+        (
+            Scope::Inspector,
+            "j/k tree",
+            KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE),
+            Action::InspectorTree(Dir::Down),
+        ),
+        (
+            Scope::Inspector,
+            "Space fold",
+            KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE),
+            Action::ToggleFold,
+        ),
+        (
+            Scope::Passage,
+            "↑↓ scroll",
+            KeyEvent::new(KeyCode::Down, KeyModifiers::NONE),
+            Action::PassageScroll(Dir::Down),
+        ),
+        (
+            Scope::Sessions,
+            "Enter reopen",
+            KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+            Action::OpenSelectedSession,
+        ),
+        (
+            Scope::Sessions,
+            "↑/↓ move",
+            KeyEvent::new(KeyCode::Up, KeyModifiers::NONE),
+            Action::SessionCursor(Dir::Up),
+        ),
+        (
+            Scope::Citations,
+            "Enter: passage",
+            KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+            Action::OpenPassage,
+        ),
+        (
+            Scope::Input,
+            "Enter to send",
+            KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+            Action::Submit,
+        ),
+        (
+            Scope::Input,
+            "Alt-Enter for a new line",
+            KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT),
+            Action::InsertNewline,
+        ),
+    ];
+    for (scope, reminder, key, action) in cases {
+        let mut a = context(*scope, Guard::Always);
+        if *scope == Scope::Input {
+            a.clear_input();
+            a.history_pos = None;
+        }
+        let size = if *scope == Scope::Citations {
+            (120, 40)
+        } else {
+            (100, 30)
+        };
+        let text = screen_text(&render(&a, size.0, size.1));
+        assert!(text.contains(reminder), "{reminder}:\n{text}");
+        assert_eq!(translate_key(&a, *key), Some(action.clone()), "{reminder}");
+    }
+    let mut running = context(Scope::Input, Guard::QueryRunning);
+    running.clear_input();
+    assert!(screen_text(&render(&running, 100, 30)).contains("Esc cancels"));
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(translate_key(&running, esc), Some(Action::CancelQuery));
+}
+
+#[test]
+fn the_inspector_shows_the_session_fields_under_a_separator() {
+    let mut a = snapshot_app();
+    update(&mut a, Action::OpenInspector);
+    let rows: Vec<String> = screen_text(&render(&a, 100, 24))
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let row_of = |needle: &str| {
+        rows.iter()
+            .position(|r| r.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} not on screen:\n{}", rows.join("\n")))
+    };
+    let (retrieve, separator, session) = (
+        row_of("│retrieve"),
+        row_of("── session"),
+        row_of("│session_id"),
+    );
+    assert!(
+        retrieve < separator && separator < session,
+        "{}",
+        rows.join("\n")
+    );
+    // The separator is drawn, not selectable: two steps down from `plan` select `session_id`.
+    update(&mut a, Action::InspectorStage(Dir::Down));
+    update(&mut a, Action::InspectorStage(Dir::Down));
+    assert!(matches!(&a.overlay, Overlay::Inspector(i) if i.stage == 2));
+    assert_eq!(a.inspector_keys(0)[2], "session_id");
+}
+
+/// The modules of `src/tui` that a file names through `crate::tui::…` paths (and `super::`
+/// other than a test module's `super::*`, which this refuses so every import is checked).
+fn tui_imports(root: &std::path::Path, text: &str) -> Vec<String> {
+    fn parse(chars: &[char], pos: &mut usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let mut segs = prefix;
+        loop {
+            while *pos < chars.len() && chars[*pos].is_whitespace() {
+                *pos += 1;
+            }
+            if chars.get(*pos) == Some(&'{') {
+                *pos += 1;
+                loop {
+                    while *pos < chars.len() && (chars[*pos].is_whitespace() || chars[*pos] == ',')
+                    {
+                        *pos += 1;
+                    }
+                    if *pos >= chars.len() || chars[*pos] == '}' {
+                        *pos += 1;
+                        return;
+                    }
+                    parse(chars, pos, segs.clone(), out);
+                }
+            }
+            let start = *pos;
+            while *pos < chars.len() && (chars[*pos].is_alphanumeric() || chars[*pos] == '_') {
+                *pos += 1;
+            }
+            if *pos == start {
+                out.push(segs);
+                return;
+            }
+            segs.push(chars[start..*pos].iter().collect());
+            if chars.get(*pos) == Some(&':') && chars.get(*pos + 1) == Some(&':') {
+                *pos += 2;
+            } else {
+                out.push(segs);
+                return;
+            }
+        }
+    }
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        !code.replace("use super::*;", "").contains("super::"),
+        "name tui modules by crate::tui:: paths"
+    );
+    let mut modules = Vec::new();
+    for (at, _) in code.match_indices("crate::tui::") {
+        let chars: Vec<char> = code[at + "crate::tui::".len()..].chars().collect();
+        let mut paths = Vec::new();
+        parse(&chars, &mut 0, Vec::new(), &mut paths);
+        for segs in paths {
+            // The deepest prefix of the path that is a module file.
+            let mut module = None;
+            for n in 1..=segs.len() {
+                let rel = segs[..n].join("/");
+                if root.join(format!("{rel}.rs")).is_file()
+                    || root.join(&rel).join("mod.rs").is_file()
+                {
+                    module = Some(rel);
+                }
+            }
+            let module =
+                module.unwrap_or_else(|| panic!("crate::tui::{} names no module", segs.join("::")));
+            modules.push(module);
+        }
+    }
+    modules
+}
+
+#[test]
+fn the_tui_modules_import_each_other_without_cycles() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tui");
+    let mut graph: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&root).unwrap().with_extension("");
+            let mut module = rel.to_string_lossy().replace('\\', "/");
+            if module == "mod" {
+                continue; // the facade re-exports; nothing inside imports through it
+            }
+            module = module.trim_end_matches("/mod").to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Outside the UI: only the orchestrator's api, the sessions and the config.
+            for (at, _) in text.match_indices("crate::") {
+                let rest = &text[at + "crate::".len()..];
+                assert!(
+                    ["tui::", "orchestrator::api", "session", "config"]
+                        .iter()
+                        .any(|ok| rest.starts_with(ok)),
+                    "{module} names crate::{}",
+                    rest.chars().take(30).collect::<String>()
+                );
+            }
+            let deps = tui_imports(&root, &text)
+                .into_iter()
+                .filter(|m| *m != module)
+                .collect();
+            graph.insert(module, deps);
+        }
+    }
+    assert!(graph.len() > 20, "{graph:?}");
+    // Depth-first search for a back edge.
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) {
+        if done.contains(m) {
+            return;
+        }
+        if let Some(i) = path.iter().position(|p| p == m) {
+            panic!("import cycle: {} → {m}", path[i..].join(" → "));
+        }
+        path.push(m.to_string());
+        for d in graph.get(m).into_iter().flatten() {
+            visit(d, graph, path, done);
+        }
+        path.pop();
+        done.insert(m.to_string());
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, &graph, &mut Vec::new(), &mut done);
+    }
+    // The overlays sit below the state that holds them; the state never reaches up to a panel.
+    assert!(graph["app"].contains("components/year_picker"));
+    assert!(!graph["components/year_picker"].contains("app"));
 }
 
 // ---- never panics ----

@@ -74,6 +74,7 @@ pub fn result(query_id: &str) -> OrchestrationResult {
             revised_query: "federal funds rate target range 2019".to_string(),
             coherence: Coherence::Coherent,
             coherence_reason: None,
+            intent: fathom::orchestrator::api::IntentType::Factual,
         }),
         retrieve: RetrieveSummary {
             year_mode: YearMode::Explicit,
@@ -95,5 +96,9 @@ pub fn result(query_id: &str) -> OrchestrationResult {
         cached_state,
         dispatches: vec![],
         topology: "qa".to_string(),
+        task_graph: None,
+        react_log: Default::default(),
+        aggregation: None,
+        warnings: vec![],
     }
 }

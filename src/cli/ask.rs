@@ -34,7 +34,7 @@ pub struct AskArgs {
 pub fn engine(cfg: &Config, quiet: bool) -> anyhow::Result<Engine> {
     let mut notice = |n: String| {
         if !quiet {
-            eprintln!("note: {n}");
+            errln!("note: {n}");
         }
     };
     fathom::wiring::engine(cfg, &mut notice).map_err(|e| match e {
@@ -140,7 +140,7 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
         |ev| {
             if events && !(defer_finished && matches!(ev, Event::Finished { .. })) {
                 if let Ok(line) = serde_json::to_string(ev) {
-                    println!("{line}");
+                    super::print_json(&line);
                 }
             }
         },
@@ -164,22 +164,22 @@ pub fn run(cfg: &Config, args: &AskArgs) -> anyhow::Result<ExitCode> {
         let finished = Event::Finished {
             result: Box::new(result.clone()),
         };
-        println!("{}", serde_json::to_string(&finished)?);
+        super::print_json(&serde_json::to_string(&finished)?);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        super::print_json(&serde_json::to_string_pretty(&result)?);
     } else if !events {
-        println!("{}", result.answer);
+        outln!("{}", result.answer);
         if !result.citations.is_empty() {
-            println!("\n{}", sources_block(&result.citations));
+            outln!("\n{}", sources_block(&result.citations));
         }
         match result.confidence {
-            Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
-            None => println!("\n— {}", result.final_reason.as_str()),
+            Some(c) => outln!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
+            None => outln!("\n— {}", result.final_reason.as_str()),
         }
         // Which stages the model did not do, and why: on stderr, so stdout stays the answer.
         for s in result.stages.iter().filter(|s| s.fallback.is_some()) {
-            eprintln!(
+            errln!(
                 "note: {} fell back to the offline stage: {}",
                 s.id,
                 s.fallback.as_deref().unwrap_or_default()

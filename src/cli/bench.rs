@@ -79,6 +79,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
         "rerank": part(|t| t.rerank_ms),
     });
 
+    let runtime = retriever.embedder().map(|e| e.runtime());
     let (tokens_per_s, embedded) = match retriever.embedder() {
         Some(e) => {
             let texts: Vec<&str> = retriever
@@ -104,6 +105,7 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
         "stage_median_ms": breakdown,
         "model_load_ms": model_load_ms,
         "index_open_ms": open_ms,
+        "embed_runtime": runtime,
         "embed_tokens_per_s": tokens_per_s,
         "embedded_chunks": embedded,
         "peak_rss_mb": peak_rss_mb(),
@@ -124,8 +126,8 @@ pub fn run(cfg: &Config, args: &BenchArgs) -> anyhow::Result<ExitCode> {
         );
         println!("median per part (ms): {}", out["stage_median_ms"]);
         println!("model load {model_load_ms:.0} ms, index open {open_ms:.0} ms");
-        if let Some(tps) = tokens_per_s {
-            println!("embedding: {tps:.0} tokens/s over {embedded} chunks");
+        if let (Some(tps), Some(runtime)) = (tokens_per_s, runtime) {
+            println!("embedding ({runtime}): {tps:.0} tokens/s over {embedded} chunks");
         }
         if let Some(rss) = peak_rss_mb() {
             println!("peak memory: {rss:.0} MB");

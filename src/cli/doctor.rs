@@ -38,7 +38,8 @@ pub fn run(cfg: &Config, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let base_url = cfg.llm.base_url.clone().unwrap_or_default();
+    // Printed without any user name, password or query values it may carry.
+    let base_url = client.base_url();
     let (models, structured, latency_ms, ok) = rt.block_on(async {
         let t = Instant::now();
         let models = client.list_models().await;
@@ -88,10 +89,7 @@ pub fn run(cfg: &Config, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
 
 fn print(json: bool, report: &serde_json::Value) {
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(report).unwrap_or_default()
-        );
+        super::print_json(&serde_json::to_string_pretty(report).unwrap_or_default());
         return;
     }
     fn walk(prefix: &str, v: &serde_json::Value) {
@@ -106,8 +104,8 @@ fn print(json: bool, report: &serde_json::Value) {
                     walk(&p, v);
                 }
             }
-            serde_json::Value::String(s) => println!("{prefix:<22} {s}"),
-            other => println!("{prefix:<22} {other}"),
+            serde_json::Value::String(s) => outln!("{prefix:<22} {s}"),
+            other => outln!("{prefix:<22} {other}"),
         }
     }
     walk("", report);

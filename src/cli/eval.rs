@@ -6,7 +6,7 @@
 use super::index::index_corpus;
 use super::UsageError;
 use fathom::config::Config;
-use fathom::eval::{answers, beir, judgement, qa};
+use fathom::eval::{answers, beir, judgement, multidoc, qa};
 use fathom::index::open::{load_embedder, open_retriever, EmbedderStatus};
 use fathom::index::Retriever;
 use fathom::index::SearchMode;
@@ -32,8 +32,12 @@ pub struct EvalArgs {
     source: Option<String>,
     /// A JSON-lines file of inputs with `input` and `expect` (`reply` or `answer`): checks which
     /// get a direct reply and which a retrieved answer; needs --corpus.
-    #[arg(long, value_name = "FILE", conflicts_with = "qa")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["qa", "multidoc"])]
     judgement: Option<PathBuf>,
+    /// A JSON-lines file of questions that need several documents (eval/MULTIDOC.md): runs each
+    /// and reports sides cited, figures stated, citation precision and latency; needs --corpus.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["qa", "beir"])]
+    multidoc: Option<PathBuf>,
     /// Cut-off for nDCG.
     #[arg(long, default_value_t = 10)]
     k: usize,
@@ -42,12 +46,15 @@ pub struct EvalArgs {
 }
 
 pub fn run(cfg: &Config, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    if let Some(file) = &args.multidoc {
+        return run_multidoc(cfg, file, args);
+    }
     match (&args.beir, &args.qa, &args.judgement) {
         (Some(dir), None, None) => run_beir(cfg, dir, args),
         (None, Some(file), None) => run_qa(cfg, file, args),
         (None, None, Some(file)) => run_judgement(cfg, file, args),
         _ => Err(UsageError(
-            "give --beir DIR, --qa FILE --corpus DIR or --judgement FILE --corpus DIR".into(),
+            "give --beir DIR, --qa FILE --corpus DIR, --multidoc FILE --corpus DIR or --judgement FILE --corpus DIR".into(),
         )
         .into()),
     }
@@ -74,12 +81,14 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
     let doc_of = beir::write_corpus(&data, &corpus_dir)?;
     let status = load_embedder(&ecfg);
     if let Some(n) = status.notice() {
-        eprintln!("note: {n}");
+        errln!("note: {n}");
     }
     let report = index_corpus(&ecfg, &corpus_dir, status.embedder(), false, args.json)?;
-    eprintln!(
+    errln!(
         "index: {} documents, {} chunks, {:.1} s",
-        report.documents, report.chunks, report.seconds
+        report.documents,
+        report.chunks,
+        report.seconds
     );
     let mut retriever_cfg = ecfg.clone();
     retriever_cfg.retrieval.candidates = retriever_cfg.retrieval.candidates.max(100);
@@ -98,15 +107,15 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
             "reranker": retriever.info().reranker,
             "modes": scores,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        super::print_json(&serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "{} · {} judged queries · reranker {}",
             dir.display(),
             scores.first().map_or(0, |s| s.queries),
             retriever.info().reranker
         );
-        println!(
+        outln!(
             "{:<15} {:>9} {:>11} {:>8} {:>10}",
             "mode",
             format!("nDCG@{}", args.k),
@@ -115,11 +124,60 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
             "ms/query"
         );
         for s in &scores {
-            println!(
+            outln!(
                 "{:<15} {:>9.4} {:>11.4} {:>8.4} {:>10.2}",
-                s.mode, s.ndcg_at_10, s.recall_at_100, s.mrr_at_10, s.ms_per_query
+                s.mode,
+                s.ndcg_at_10,
+                s.recall_at_100,
+                s.mrr_at_10,
+                s.ms_per_query
             );
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The engine over `corpus`, indexed under `<data dir>/eval/qa-<corpus folder>` (shared with
+/// `--qa`).
+fn corpus_engine(cfg: &Config, json: bool) -> anyhow::Result<fathom::orchestrator::api::Engine> {
+    let corpus = super::corpus_dir(cfg)?;
+    let (ecfg, status) = indexed_eval_config(cfg, &corpus, json)?;
+    drop(status);
+    super::ask::engine(&ecfg, true)
+}
+
+fn run_multidoc(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let items = multidoc::load(file)?;
+    let engine = corpus_engine(cfg, args.json)?;
+    let s = runtime()?.block_on(multidoc::evaluate(&engine, &items));
+    if args.json {
+        super::print_json(&serde_json::to_string_pretty(
+            &serde_json::json!({ "file": file.display().to_string(), "multidoc": s }),
+        )?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!("{} · {} questions", file.display(), s.items);
+    outln!("cites every side asked for:  {:.3}", s.cite_every_side);
+    outln!("states every figure:         {:.3}", s.state_every_figure);
+    outln!("citation precision:          {:.3}", s.citation_precision);
+    outln!("planned intent as expected:  {:.3}", s.intent_agreement);
+    outln!(
+        "latency: median {:.0} ms, p95 {:.0} ms",
+        s.median_ms,
+        s.p95_ms
+    );
+    for (intent, (n, sides, figs)) in &s.by_intent {
+        outln!("  {intent:<12} {n:>3} questions · every side {sides:.2} · every figure {figs:.2}");
+    }
+    for d in s.details.iter().filter(|d| !d.missing.is_empty()) {
+        outln!(
+            "  {} ({:?} planned {:?}, {} tasks): {}",
+            d.id,
+            d.intent,
+            d.planned_intent,
+            d.tasks,
+            d.missing.join("; ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -137,19 +195,16 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
             .into());
         }
     }
-    let (ecfg, status) = indexed_eval_config(cfg, &corpus, args)?;
+    let (ecfg, status) = indexed_eval_config(cfg, &corpus, args.json)?;
     if args.answers {
         let engine = super::ask::engine(&ecfg, true)?;
         let scores = runtime()?.block_on(answers::evaluate_answers(&engine, &items));
         if args.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "file": file.display().to_string(),
-                    "source": args.source,
-                    "answers": scores
-                }))?
-            );
+            super::print_json(&serde_json::to_string_pretty(&serde_json::json!({
+                "file": file.display().to_string(),
+                "source": args.source,
+                "answers": scores
+            }))?);
         } else {
             print_answers(file, args.source.as_deref(), &scores);
         }
@@ -158,31 +213,34 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
     let retriever = open_retriever(&ecfg, status.into_embedder())?;
     let scores = qa::evaluate_retrieval(&retriever, &items)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "file": file.display().to_string(), "retrieval": scores })
-            )?
-        );
+        super::print_json(&serde_json::to_string_pretty(
+            &serde_json::json!({ "file": file.display().to_string(), "retrieval": scores }),
+        )?);
     } else {
-        println!(
+        outln!(
             "{} · {} questions · reranker {}",
             file.display(),
             items.len(),
             retriever.info().reranker
         );
-        println!(
+        outln!(
             "{:<12} {:>7} {:>7} {:>10}",
-            "year filter", "hit@1", "hit@5", "median ms"
+            "year filter",
+            "hit@1",
+            "hit@5",
+            "median ms"
         );
         for s in &scores {
-            println!(
+            outln!(
                 "{:<12} {:>7.3} {:>7.3} {:>10.2}",
-                s.year_filter, s.hit_at_1, s.hit_at_5, s.median_ms
+                s.year_filter,
+                s.hit_at_1,
+                s.hit_at_5,
+                s.median_ms
             );
         }
         if let Some(s) = scores.first().filter(|s| !s.misses.is_empty()) {
-            println!(
+            outln!(
                 "not in the top 5 without a year filter: {}",
                 s.misses.join(", ")
             );
@@ -196,17 +254,19 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
 fn indexed_eval_config(
     cfg: &Config,
     corpus: &Path,
-    args: &EvalArgs,
+    json: bool,
 ) -> anyhow::Result<(Config, EmbedderStatus)> {
     let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(corpus)));
     let status = load_embedder(&ecfg);
     if let Some(n) = status.notice() {
-        eprintln!("note: {n}");
+        errln!("note: {n}");
     }
-    let report = index_corpus(&ecfg, corpus, status.embedder(), false, args.json)?;
-    eprintln!(
+    let report = index_corpus(&ecfg, corpus, status.embedder(), false, json)?;
+    errln!(
         "index: {} documents, {} chunks, {:.1} s",
-        report.documents, report.chunks, report.seconds
+        report.documents,
+        report.chunks,
+        report.seconds
     );
     Ok((ecfg, status))
 }
@@ -224,38 +284,39 @@ fn pct(x: f64) -> String {
 
 fn print_answers(file: &Path, source: Option<&str>, s: &answers::QaAnswerScores) {
     let only = source.map(|s| format!(" (source {s})")).unwrap_or_default();
-    println!(
+    outln!(
         "{}{only} · {} questions · whole pipeline (offline)",
         file.display(),
         s.items
     );
     match s.correct {
-        Some(c) => println!(
+        Some(c) => outln!(
             "correct:            {} of {} checkable",
             pct(c),
             s.checkable
         ),
-        None => println!("correct:            n/a (no expected values)"),
+        None => outln!("correct:            n/a (no expected values)"),
     }
-    println!("cited:              {}", pct(s.cited));
+    outln!("cited:              {}", pct(s.cited));
     match s.citation_precision {
-        Some(p) => println!(
+        Some(p) => outln!(
             "citation precision: {p:.3} ({} sentence-citation pairs; {} answers kept an unsupported only citation)",
             s.citation_pairs, s.kept_unsupported
         ),
-        None => println!("citation precision: n/a (no citations)"),
+        None => outln!("citation precision: n/a (no citations)"),
     }
-    println!("clean text:         {}", pct(s.clean_text));
-    println!(
+    outln!("clean text:         {}", pct(s.clean_text));
+    outln!(
         "latency:            median {:.0} ms, p95 {:.0} ms",
-        s.median_ms, s.p95_ms
+        s.median_ms,
+        s.p95_ms
     );
-    println!("final reasons:      {:?}", s.final_reasons);
-    println!(
+    outln!("final reasons:      {:?}", s.final_reasons);
+    outln!(
         "retrieval mean relevance p10/p50/p90: {:?}",
         s.relevance_quantiles
     );
-    println!(
+    outln!(
         "answer confidence p10/p50/p90:        {:?}",
         s.confidence_quantiles
     );
@@ -263,13 +324,16 @@ fn print_answers(file: &Path, source: Option<&str>, s: &answers::QaAnswerScores)
         if table.len() < 2 && table.keys().all(|k| k == "unlabelled") {
             continue;
         }
-        println!(
+        outln!(
             "{:<12} {:>5} {:>9} {:>8}",
-            title, "items", "correct", "cited"
+            title,
+            "items",
+            "correct",
+            "cited"
         );
         for (k, b) in table {
             let correct = b.correct_rate().map_or("n/a".to_string(), pct);
-            println!(
+            outln!(
                 "{:<12} {:>5} {:>9} {:>8}",
                 k,
                 b.items,
@@ -279,50 +343,48 @@ fn print_answers(file: &Path, source: Option<&str>, s: &answers::QaAnswerScores)
         }
     }
     for f in &s.failures {
-        println!("  {f}");
+        outln!("  {f}");
     }
     for u in &s.unsupported {
-        println!("  unsupported {u}");
+        outln!("  unsupported {u}");
     }
     for p in &s.text_problems {
-        println!("  text {p}");
+        outln!("  text {p}");
     }
 }
 
 fn run_judgement(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let corpus = super::corpus_dir(cfg)?;
     let items = judgement::load(file)?;
-    let (ecfg, _) = indexed_eval_config(cfg, &corpus, args)?;
-    let engine = super::ask::engine(&ecfg, true)?;
+    let engine = corpus_engine(cfg, args.json)?;
     let s = runtime()?.block_on(judgement::evaluate(&engine, &items));
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({ "file": file.display().to_string(), "judgement": s })
-            )?
-        );
+        super::print_json(&serde_json::to_string_pretty(
+            &serde_json::json!({ "file": file.display().to_string(), "judgement": s }),
+        )?);
     } else {
-        println!(
+        outln!(
             "{} · {} inputs · whole pipeline (offline)",
             file.display(),
             s.items
         );
-        println!("handled as expected: {} ", pct(s.accuracy));
-        println!(
+        outln!("handled as expected: {} ", pct(s.accuracy));
+        outln!(
             "direct reply:        {} of {} expected",
-            s.reply_correct, s.reply_items
+            s.reply_correct,
+            s.reply_items
         );
-        println!(
+        outln!(
             "retrieved answer:    {} of {} expected",
-            s.answer_correct, s.answer_items
+            s.answer_correct,
+            s.answer_items
         );
-        println!(
+        outln!(
             "latency:             median {:.0} ms, p95 {:.0} ms",
-            s.median_ms, s.p95_ms
+            s.median_ms,
+            s.p95_ms
         );
         for f in &s.failures {
-            println!("  {f}");
+            outln!("  {f}");
         }
     }
     Ok(ExitCode::SUCCESS)

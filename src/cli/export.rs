@@ -36,7 +36,7 @@ pub fn run(cfg: &Config, args: &ExportArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     if !loaded.damaged.is_empty() {
-        eprintln!(
+        errln!(
             "note: {} damaged line(s) in {} were skipped; the export lists them",
             loaded.damaged.len(),
             session::session_path(&cfg.paths.data_dir, &args.id)?.display()
@@ -49,7 +49,7 @@ pub fn run(cfg: &Config, args: &ExportArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write the export to {}", path.display()))?,
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

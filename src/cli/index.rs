@@ -45,6 +45,7 @@ pub fn index_corpus(
         index_dir: &dir,
         embedder,
         chunking: chunk_options(cfg),
+        links: fathom::corpus::LinkPolicy::from_config(&cfg.corpus),
         rebuild,
     };
     let mut reporter = Reporter::new(quiet);

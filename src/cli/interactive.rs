@@ -27,7 +27,7 @@ pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
         return run_tui(cfg, corpus, sample, session, clock);
     }
     if sample {
-        eprintln!(
+        errln!(
             "no corpus configured: using the built-in sample at {} (pass --corpus DIR for yours)",
             corpus.display()
         );
@@ -35,7 +35,7 @@ pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
     let status = load_embedder(&cfg);
     let report = index_corpus(&cfg, &corpus, status.embedder(), false, false)?;
     drop(status);
-    eprintln!(
+    errln!(
         "{} documents, {} chunks indexed from {}",
         report.documents,
         report.chunks,
@@ -48,7 +48,7 @@ pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
         .build()?;
     let interactive = std::io::stdin().is_terminal();
     if interactive {
-        eprintln!("Ask a question about the documents (q to quit).");
+        errln!("Ask a question about the documents (q to quit).");
     }
     let mut lines = std::io::stdin().lock().lines();
     loop {
@@ -71,13 +71,13 @@ pub fn run(cfg: &Config, session: Option<&str>) -> anyhow::Result<ExitCode> {
             Vec::new(),
             |_| {},
         ))?;
-        println!("{}", result.answer);
+        outln!("{}", result.answer);
         if !result.citations.is_empty() {
-            println!("\n{}", sources_block(&result.citations));
+            outln!("\n{}", sources_block(&result.citations));
         }
         match result.confidence {
-            Some(c) => println!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
-            None => println!("\n— {}", result.final_reason.as_str()),
+            Some(c) => outln!("\n— {} · confidence {c:.2}", result.final_reason.as_str()),
+            None => outln!("\n— {}", result.final_reason.as_str()),
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -1,4 +1,37 @@
 //! Command-line interface: global options, subcommands, exit codes.
+//!
+//! Everything printed that can carry text from documents, a model or a server goes through
+//! `outln!`/`out!`/`errln!` (plain text, control characters removed) or `print_json` (JSON,
+//! terminal-interpreted characters escaped): see `fathom::text_safety`.
+
+/// `println!` with control characters and escape sequences removed from the whole line.
+macro_rules! outln {
+    () => {
+        println!()
+    };
+    ($($arg:tt)*) => {
+        println!("{}", fathom::text_safety::terminal_safe(&format!($($arg)*)))
+    };
+}
+
+/// `print!`, made safe like [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        print!("{}", fathom::text_safety::terminal_safe(&format!($($arg)*)))
+    };
+}
+
+/// `eprintln!`, made safe like [`outln!`].
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        eprintln!("{}", fathom::text_safety::terminal_safe(&format!($($arg)*)))
+    };
+}
+
+/// Prints serialised JSON on its own line, with the characters a terminal would obey escaped.
+fn print_json(json: &str) {
+    println!("{}", fathom::text_safety::json_safe(json));
+}
 
 mod ask;
 mod bench;
@@ -79,7 +112,7 @@ pub fn run() -> ExitCode {
         Err(e) => {
             let usage = e.downcast_ref::<UsageError>().is_some()
                 || e.downcast_ref::<fathom::config::ConfigError>().is_some();
-            eprintln!("fathom: {e:#}");
+            errln!("fathom: {e:#}");
             ExitCode::from(if usage { 2 } else { 1 })
         }
     }
@@ -98,6 +131,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let _log_guard = fathom::logging::init(&cfg.paths.data_dir, &cfg.log.level)
         .with_context(|| format!("cannot write logs under {}", cfg.paths.data_dir.display()))?;
     tracing::info!(command = ?cli.command, "start");
+    if matches!(
+        cli.command,
+        None | Some(Command::Ask(_) | Command::Doctor(_) | Command::Eval(_))
+    ) {
+        warn_if_key_in_plain_text(&cfg);
+    }
     match cli.command {
         Some(Command::Ask(args)) => ask::run(&cfg, &args),
         Some(Command::Index(args)) => index::run(&cfg, &args),
@@ -108,6 +147,20 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Export(args)) => export::run(&cfg, &args),
         Some(Command::Doctor(args)) => doctor::run(&cfg, &args),
         None => interactive::run(&cfg, cli.session.as_deref()),
+    }
+}
+
+/// Says on stderr (and the client in the log) when the API key would go unencrypted to another
+/// machine; the commands that may call the model server run this first.
+fn warn_if_key_in_plain_text(cfg: &Config) {
+    let has_key = fathom::orchestrator::chat::api_key_from_env().is_some();
+    if let Some(w) = cfg
+        .llm
+        .base_url
+        .as_deref()
+        .and_then(|url| fathom::model::openai::plaintext_key_warning(url, has_key))
+    {
+        errln!("warning: {w}");
     }
 }
 

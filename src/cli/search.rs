@@ -25,7 +25,7 @@ pub struct SearchArgs {
 pub fn run(cfg: &Config, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let status = load_embedder(cfg);
     if let Some(notice) = status.notice() {
-        eprintln!("note: {notice}");
+        errln!("note: {notice}");
     }
     let retriever = open_retriever(cfg, status.into_embedder())?;
     let k = args.k.unwrap_or(cfg.retrieval.k);
@@ -39,7 +39,7 @@ pub fn run(cfg: &Config, args: &SearchArgs) -> anyhow::Result<ExitCode> {
     };
     let resp = retriever.search(&req, SearchMode::HybridRerank)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&resp)?);
+        super::print_json(&serde_json::to_string_pretty(&resp)?);
     } else {
         print_human(&resp);
     }
@@ -56,7 +56,7 @@ fn print_human(r: &SearchResponse) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    println!(
+    outln!(
         "{} · reranker {} · {} · {:.1} ms",
         if r.dense { "dense + BM25" } else { "BM25 only" },
         r.reranker,
@@ -64,7 +64,7 @@ fn print_human(r: &SearchResponse) {
         r.timings.total_ms
     );
     if r.hits.is_empty() {
-        println!("no matches");
+        outln!("no matches");
     }
     for h in &r.hits {
         let date = h
@@ -76,15 +76,17 @@ fn print_human(r: &SearchResponse) {
             .as_deref()
             .map(|s| format!(" §{s}"))
             .unwrap_or_default();
-        println!(
+        outln!(
             "\n{:>2}. {} ({date}){section}  [chunk {}]",
-            h.rank, h.document, h.chunk_id
+            h.rank,
+            h.document,
+            h.chunk_id
         );
         let part = |name: &str, rank: Option<usize>, score: Option<f32>| match (rank, score) {
             (Some(r), Some(s)) => format!("{name} #{r} {s:.3}"),
             _ => format!("{name} –"),
         };
-        println!(
+        outln!(
             "    score {:.3} = rerank {:.3} + recency {:.3} · {} · {} · rrf {:.4}",
             h.score,
             h.rerank_score,
@@ -93,6 +95,6 @@ fn print_human(r: &SearchResponse) {
             part("bm25", h.sparse_rank, h.sparse_score),
             h.fused_score
         );
-        println!("    {}", h.snippet);
+        outln!("    {}", h.snippet);
     }
 }

@@ -17,14 +17,14 @@ pub struct SessionsArgs {
 pub fn run(cfg: &Config, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
     let sessions = session::list(&cfg.paths.data_dir)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&sessions)?);
+        super::print_json(&serde_json::to_string_pretty(&sessions)?);
     } else if sessions.is_empty() {
-        println!(
+        outln!(
             "No sessions yet in {}. `fathom ask --session ID \"question\"` or the terminal UI starts one.",
             session::sessions_dir(&cfg.paths.data_dir).display()
         );
     } else {
-        print!("{}", table(&sessions));
+        out!("{}", table(&sessions));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -267,6 +267,7 @@ fn pack(pieces: &[Piece], target: usize) -> Vec<(usize, usize)> {
 mod tests {
     use super::*;
     use crate::corpus::Date;
+    use proptest::prelude::*;
 
     fn titled(title: &str, text: &str) -> Document {
         Document {
@@ -513,6 +514,60 @@ mod tests {
             .map(|b| format!("{b:02x}"))
             .collect();
         assert_eq!(c[0].chunk_id, want);
+    }
+
+    /// A document of arbitrary Unicode words with headings, blank lines and odd white space
+    /// (no-break, ideographic, NEL, line separator) between them.
+    fn unicode_document() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            6 => "[^\\s#]{1,12}",
+            2 => Just(" ".to_string()),
+            1 => Just("\n".to_string()),
+            1 => Just("\n\n".to_string()),
+            1 => Just("\n# ".to_string()),
+            1 => Just("\n## ".to_string()),
+            1 => Just(". ".to_string()),
+            1 => prop_oneof![
+                Just("\u{a0}"), Just("\u{3000}"), Just("\u{85}"), Just("\u{2028}"), Just("\t"),
+                Just("\u{200b}")
+            ]
+            .prop_map(str::to_string),
+        ];
+        proptest::collection::vec(piece, 0..160).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn chunks_are_slices_within_word_limits_on_any_unicode(
+            text in unicode_document(),
+            max in 1usize..40,
+            target in 1usize..40,
+        ) {
+            let d = doc(&text);
+            let chunks = chunk_document(&d, &opts(target, max));
+            let heading_words: usize = text
+                .lines()
+                .filter(|l| heading(l).is_some())
+                .map(words)
+                .sum();
+            for (i, c) in chunks.iter().enumerate() {
+                prop_assert_eq!(&text[c.byte_start..c.byte_end], c.text.as_str());
+                prop_assert!(words(&c.text) <= max, "{} > {}", words(&c.text), max);
+                prop_assert!(words(&c.text) > 0);
+                prop_assert_eq!(c.ordinal as usize, i);
+            }
+            let total: usize = chunks.iter().map(|c| words(&c.text)).sum();
+            prop_assert_eq!(total, words(&text) - heading_words);
+        }
+
+        #[test]
+        fn any_text_at_all_chunks_without_panicking(text in any::<String>()) {
+            for c in chunk_document(&doc(&text), &ChunkOptions::default()) {
+                prop_assert_eq!(&text[c.byte_start..c.byte_end], c.text.as_str());
+            }
+        }
     }
 
     #[test]

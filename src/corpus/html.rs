@@ -152,12 +152,32 @@ fn entity(name: &str) -> Option<char> {
         "frac14" => Some('¼'),
         "frac12" => Some('½'),
         "frac34" => Some('¾'),
-        n if n.starts_with("#x") || n.starts_with("#X") => u32::from_str_radix(&n[2..], 16)
-            .ok()
-            .and_then(char::from_u32),
-        n if n.starts_with('#') => n[1..].parse().ok().and_then(char::from_u32),
+        n if n.starts_with("#x") || n.starts_with("#X") => {
+            u32::from_str_radix(&n[2..], 16).ok().and_then(numeric)
+        }
+        n if n.starts_with('#') => n[1..].parse().ok().and_then(numeric),
         _ => None,
     }
+}
+
+/// The character a numeric reference stands for, never a control character: a document must
+/// not be able to write `&#27;]52;…` and have fathom print an escape sequence. As browsers do
+/// (HTML's numeric character reference rules), 128–159 are read as Windows-1252, where old
+/// pages put their curly quotes and dashes; white space becomes a space (the text is collapsed
+/// anyway), and every other control character the replacement character U+FFFD.
+fn numeric(code: u32) -> Option<char> {
+    const WINDOWS_1252: [char; 32] = [
+        '€', '\u{FFFD}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{FFFD}', 'Ž',
+        '\u{FFFD}', '\u{FFFD}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ',
+        '\u{FFFD}', 'ž', 'Ÿ',
+    ];
+    let c = char::from_u32(code)?;
+    Some(match c {
+        '\t' | '\n' | '\r' | '\u{c}' => ' ',
+        '\u{80}'..='\u{9f}' => WINDOWS_1252[(code - 0x80) as usize],
+        c if c.is_control() => '\u{FFFD}',
+        c => c,
+    })
 }
 
 #[cfg(test)]
@@ -177,6 +197,50 @@ mod tests {
             to_text("<head><title>T</title><body><!-- a > b --><p>line one<br>line two</p></body>");
         assert_eq!(title.as_deref(), Some("T"));
         assert_eq!(text, "line one\n\nline two");
+    }
+
+    #[test]
+    fn numeric_references_never_make_control_characters() {
+        let decoded = decode_entities(
+            "a&#27;]52;c;Zm9v&#7;b &#x1b;[31m &#x9b;31m &#155; &#0; &#x7f; &#147;q&#148; &#x80;",
+        );
+        assert!(!decoded.chars().any(|c| c.is_control()), "{decoded:?}");
+        assert_eq!(
+            decoded,
+            "a\u{FFFD}]52;c;Zm9v\u{FFFD}b \u{FFFD}[31m ›31m › \u{FFFD} \u{FFFD} “q” €"
+        );
+        // Through the whole reader, title included.
+        let (title, text) =
+            to_text("<head><title>t&#27;]0;x&#7;</title></head><p>one&#10;two&#9;three &#x9d;52;c;eA==&#x9c;</p>");
+        assert!(!title.unwrap_or_default().chars().any(|c| c.is_control()));
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.starts_with("one two three"), "{text:?}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_input_makes_the_reader_panic_or_invent_control_characters(
+            html in proptest::string::string_regex(
+                "(<[a-zA-Z/!-]{0,6}[^<>\\p{Cc}]{0,8}>?|&#?[xX]?[0-9a-fA-F]{0,8};?|&[a-z]{0,6};?|[^<&\\p{Cc}]{0,10}|\n|<!--|-->){0,40}"
+            ).unwrap()
+        ) {
+            let (title, text) = to_text(&html);
+            // Control characters can come only from the input itself, and this input has none
+            // (but `\n`): numeric references must not make them.
+            let bad = |s: &str| s.chars().any(|c| c.is_control() && c != '\n');
+            proptest::prop_assert!(!bad(&text), "{:?} -> {:?}", html, text);
+            proptest::prop_assert!(!title.as_deref().is_some_and(bad));
+            proptest::prop_assert!(!text.contains("\n\n\n"));
+        }
+
+        #[test]
+        fn arbitrary_text_is_read_without_panicking(html in proptest::prelude::any::<String>()) {
+            let _ = to_text(&html);
+            let _ = decode_entities(&html);
+        }
     }
 
     #[test]

@@ -5,10 +5,11 @@ pub mod date;
 mod discover;
 mod document;
 mod html;
+pub use html::to_text as html_to_text;
 
 pub use chunk::{chunk_document, ChunkOptions};
 pub use date::Date;
-pub use discover::{discover, Discovered, SkippedFile};
+pub use discover::{discover, discover_with, Discovered, LinkPolicy, SkippedFile};
 pub use document::{load_document, Document};
 
 use serde::{Deserialize, Serialize};

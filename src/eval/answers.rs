@@ -17,14 +17,13 @@
 
 use super::metrics::{median, percentile};
 use super::qa::{is_cited, QaItem};
+use super::support::citation_pairs;
 use crate::orchestrator::band::FinalReason;
-use crate::orchestrator::citations::{numbers, without_markers};
-use crate::orchestrator::stages::validate::support::{cited_passage, supports};
-use crate::orchestrator::text::{sentences, text_problems};
-use crate::orchestrator::types::{Citation, OrchestrationResult};
+use crate::orchestrator::citations::without_markers;
+use crate::orchestrator::text::text_problems;
+use crate::orchestrator::types::OrchestrationResult;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 /// Scores of one slice of the items (one kind, one source).
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -139,41 +138,13 @@ pub fn is_answer(result: &OrchestrationResult) -> bool {
     )
 }
 
-/// Every (sentence, `[n]`) pair of an answer and whether passage n supports the sentence;
-/// `passage` gives a chunk's (title, text).
-pub fn citation_pairs(
-    answer: &str,
-    citations: &[Citation],
-    passage: &dyn Fn(&str) -> Option<(String, String)>,
-) -> Vec<(usize, String, bool)> {
-    let mut out = Vec::new();
-    for s in sentences(answer) {
-        for n in numbers(s) {
-            let ok = citations
-                .iter()
-                .find(|c| c.n == n)
-                .and_then(|c| {
-                    let (title, text) = passage(&c.chunk_id)?;
-                    Some(supports(
-                        s,
-                        &cited_passage(c.date, &title, c.section.as_deref(), &text),
-                    ))
-                })
-                .unwrap_or(false);
-            out.push((n, without_markers(s), ok));
-        }
-    }
-    out
-}
-
 /// Runs the whole pipeline on every item and scores the answers.
 pub async fn evaluate_answers(
     engine: &crate::orchestrator::api::Engine,
     items: &[QaItem],
 ) -> QaAnswerScores {
-    use crate::orchestrator::driver::AskRequest;
     let retriever = engine.driver().retriever().clone();
-    let passage = move |id: &str| retriever.passage(id).map(|p| (p.title, p.text));
+    let passage = move |id: &str| retriever.passage(id);
     let mut all = Breakdown::default();
     let mut by_kind: BTreeMap<String, Breakdown> = BTreeMap::new();
     let mut by_source: BTreeMap<String, Breakdown> = BTreeMap::new();
@@ -186,17 +157,8 @@ pub async fn evaluate_answers(
     let (mut answered, mut clean) = (0usize, 0usize);
     let mut problems = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let req = AskRequest {
-            query: item.question.clone(),
-            requested_years: Vec::new(),
-            session_id: "eval".into(),
-            query_id: format!("eval{i}"),
-            context: Vec::new(),
-        };
-        let t = Instant::now();
-        let result = engine.ask(req, &tx).await;
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        let (result, ms) = super::ask_timed(engine, &item.question, format!("eval{i}")).await;
+        times.push(ms);
         let id = if item.id.is_empty() {
             item.question.clone()
         } else {
@@ -234,11 +196,11 @@ pub async fn evaluate_answers(
         by_kind.entry(kind).or_default().add(ok, has_cite);
         let source = item.source.clone().unwrap_or_else(|| "unlabelled".into());
         by_source.entry(source).or_default().add(ok, has_cite);
-        for (n, s, ok) in citation_pairs(&result.answer, &result.citations, &passage) {
+        for p in citation_pairs(&result.answer, &result.citations, &passage) {
             pairs += 1;
-            supported += usize::from(ok);
-            if !ok {
-                unsupported.push(format!("{id} [{n}]: {s}"));
+            supported += usize::from(p.supported);
+            if !p.supported {
+                unsupported.push(format!("{id} [{}]: {}", p.n, p.sentence));
             }
         }
         if result
@@ -363,34 +325,6 @@ mod tests {
         );
         let none = item(r#"{"question":"q","cites":[]}"#);
         assert_eq!(answer_is_correct(&none, "anything"), None);
-    }
-
-    #[test]
-    fn citation_pairs_are_checked_against_their_passages() {
-        let c = |n: usize, id: &str| Citation {
-            n,
-            chunk_id: id.into(),
-            document: format!("{id}.md"),
-            date: crate::corpus::Date::parse("2006-06-29"),
-            section: None,
-            score: 0.9,
-        };
-        let passages = |id: &str| {
-            match id {
-            "a" => Some(("FOMC Statement".to_string(), "The Committee decided today to raise its target for the federal funds rate to 5-1/4 percent.".to_string())),
-            "b" => Some(("FOMC Statement".to_string(), "The Committee decided today to raise its target for the federal funds rate to 5 percent.".to_string())),
-            _ => None,
-        }
-        };
-        let answer = "The Committee decided today to raise its target for the federal funds rate to 5-1/4 percent [1][2]. It acted in June 2006 [3].\n\nNote: a caveat.";
-        let pairs = citation_pairs(answer, &[c(1, "a"), c(2, "b"), c(3, "zz")], &passages);
-        let verdicts: Vec<(usize, bool)> = pairs.iter().map(|(n, _, ok)| (*n, *ok)).collect();
-        assert_eq!(
-            verdicts,
-            vec![(1, true), (2, false), (3, false)],
-            "[3] has no passage"
-        );
-        assert!(!pairs[0].1.contains("[1]"));
     }
 
     #[test]

@@ -13,7 +13,6 @@ use crate::orchestrator::band::FinalReason;
 use crate::orchestrator::types::OrchestrationResult;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::time::Instant;
 
 /// What an input should get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,22 +81,12 @@ pub async fn evaluate(
     engine: &crate::orchestrator::api::Engine,
     items: &[JudgementItem],
 ) -> JudgementScores {
-    use crate::orchestrator::driver::AskRequest;
     let (mut reply_items, mut reply_correct, mut answer_items, mut answer_correct) = (0, 0, 0, 0);
     let mut times = Vec::with_capacity(items.len());
     let mut failures = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let req = AskRequest {
-            query: item.input.clone(),
-            requested_years: Vec::new(),
-            session_id: "eval".into(),
-            query_id: format!("judge{i}"),
-            context: Vec::new(),
-        };
-        let t = Instant::now();
-        let result = engine.ask(req, &tx).await;
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        let (result, ms) = super::ask_timed(engine, &item.input, format!("judge{i}")).await;
+        times.push(ms);
         let got = outcome(&result);
         let ok = match item.expect {
             Expect::Reply => {

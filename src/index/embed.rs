@@ -1,12 +1,20 @@
-//! The in-process sentence-embedding model: a BERT encoder (candle) with mean or CLS pooling and
-//! L2 normalisation, loaded from a sentence-transformers folder (`config.json`, `tokenizer.json`,
+//! The in-process sentence-embedding model: a BERT encoder with mean or CLS pooling and L2
+//! normalisation, loaded from a sentence-transformers folder (`config.json`, `tokenizer.json`,
 //! `model.safetensors`, optionally `1_Pooling/config.json`).
+//!
+//! Two runtimes run the encoder: ONNX Runtime (`onnx/model*.onnx` in the model folder, built from
+//! the same weights by `make model`; several times faster on CPUs with AVX-512) and candle (pure
+//! Rust, needs nothing beyond the safetensors file). [`EmbedRuntime::Auto`] takes ONNX Runtime
+//! when it is installed and falls back to candle with a notice when it is not.
 //!
 //! Texts are tokenised in parallel, sorted by token length and run in batches of similar lengths,
 //! so little compute is spent on padding; the attention mask keeps padding from changing results.
-//! The helpers at the bottom (loading, batching) are shared with the cross-encoder.
+//! A query is a batch of one, as long as its own tokens. The helpers at the bottom (loading,
+//! batching) are shared with the cross-encoder.
 
 use std::path::{Path, PathBuf};
+
+use super::onnx_bert::{OnnxBert, PaddedBatch};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -33,10 +41,15 @@ pub enum EmbedError {
     /// The forward pass failed (shapes, memory).
     #[error("model inference error: {0}")]
     Inference(#[from] candle_core::Error),
+    /// The ONNX Runtime library cannot be loaded or used.
+    #[error("ONNX Runtime at {path} cannot be used: {reason}")]
+    Runtime { path: PathBuf, reason: String },
+    #[error("ONNX Runtime inference error: {0}")]
+    OnnxInference(String),
 }
 
 impl EmbedError {
-    fn bad(path: impl Into<PathBuf>, reason: impl ToString) -> Self {
+    pub(crate) fn bad(path: impl Into<PathBuf>, reason: impl ToString) -> Self {
         EmbedError::BadFile {
             path: path.into(),
             reason: reason.to_string(),
@@ -114,6 +127,64 @@ impl Pooling {
     }
 }
 
+/// Which engine runs the encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedRuntime {
+    /// ONNX Runtime when its library and the model's ONNX file are installed, else candle (with
+    /// a notice saying why).
+    Auto,
+    /// ONNX Runtime or an error.
+    Onnx,
+    /// candle, always.
+    Candle,
+}
+
+impl EmbedRuntime {
+    pub fn parse(s: &str) -> Option<EmbedRuntime> {
+        match s {
+            "auto" => Some(EmbedRuntime::Auto),
+            "onnx" => Some(EmbedRuntime::Onnx),
+            "candle" => Some(EmbedRuntime::Candle),
+            _ => None,
+        }
+    }
+}
+
+/// The weights ONNX Runtime computes with (candle always uses fp32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// The checkpoint's float32 weights: the same vectors as candle's.
+    Fp32,
+    /// Weights quantised to int8 per output channel, activations per batch at run time.
+    Int8,
+}
+
+impl Precision {
+    pub fn parse(s: &str) -> Option<Precision> {
+        match s {
+            "fp32" => Some(Precision::Fp32),
+            "int8" => Some(Precision::Int8),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Int8 => "int8",
+        }
+    }
+
+    /// The graph's file inside the model folder.
+    pub fn onnx_file(self, model_dir: &Path) -> PathBuf {
+        let name = match self {
+            Precision::Fp32 => "model.onnx",
+            Precision::Int8 => "model_int8.onnx",
+        };
+        model_dir.join("onnx").join(name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmbedOptions {
     /// Texts are truncated to this many tokens (special tokens included), and to the model's
@@ -123,21 +194,41 @@ pub struct EmbedOptions {
     pub batch_size: usize,
     /// Prepended to queries (not documents), e.g. `"query: "` for E5 models; empty for MiniLM.
     pub query_prefix: String,
+    pub runtime: EmbedRuntime,
+    /// Used by ONNX Runtime only.
+    pub precision: Precision,
+    /// The ONNX Runtime shared library (`libonnxruntime.so`); `None` means none is installed.
+    pub onnxruntime_lib: Option<PathBuf>,
 }
 
+/// candle, which needs nothing beyond the model folder; the app's configuration asks for `Auto`.
 impl Default for EmbedOptions {
     fn default() -> Self {
         EmbedOptions {
             max_tokens: 256,
             batch_size: 32,
             query_prefix: String::new(),
+            runtime: EmbedRuntime::Candle,
+            precision: Precision::Fp32,
+            onnxruntime_lib: None,
         }
     }
 }
 
+/// The engine a loaded [`Embedder`] runs.
+enum Encoder {
+    Candle(Box<BertModel>),
+    Onnx {
+        bert: Box<OnnxBert>,
+        precision: Precision,
+    },
+}
+
 /// A loaded sentence-embedding model. Thread-safe; calls run on the CPU using all cores.
 pub struct Embedder {
-    model: BertModel,
+    encoder: Encoder,
+    /// Why `Auto` fell back to candle, for the user.
+    notice: Option<String>,
     /// Truncates to `max_len`, never pads (batches are padded by hand).
     tokenizer: Tokenizer,
     /// The same tokenizer without truncation, for [`Embedder::count_tokens`].
@@ -160,7 +251,8 @@ impl std::fmt::Debug for Embedder {
 }
 
 impl Embedder {
-    /// Loads the model in `dir`. Errors name the file that is missing or malformed.
+    /// Loads the model in `dir` on the runtime `opts` asks for. Errors name the file that is
+    /// missing or malformed.
     pub fn load(dir: &Path, opts: EmbedOptions) -> Result<Embedder, EmbedError> {
         let files = ModelFiles::in_dir(dir)?;
         let config = read_config(&files.config)?;
@@ -169,13 +261,25 @@ impl Embedder {
         let counting_tokenizer = read_tokenizer(&files.tokenizer)?;
         let tokenizer = truncating(counting_tokenizer.clone(), max_len, &files.tokenizer)?;
         let device = Device::Cpu;
-        let vb = mmap_weights(&files.weights, &device)?;
-        let vb = bert_prefix(vb);
-        let model = BertModel::load(vb, &config).map_err(|e| EmbedError::bad(&files.weights, e))?;
         let size = std::fs::metadata(&files.weights)
             .map_err(|e| EmbedError::bad(&files.weights, e))?
             .len();
-        let model_id = format!(
+        let (encoder, notice) = match opts.runtime {
+            EmbedRuntime::Candle => (candle_encoder(&files, &config, &device)?, None),
+            EmbedRuntime::Onnx => (onnx_encoder(dir, &opts, config.hidden_size)?, None),
+            EmbedRuntime::Auto => match onnx_encoder(dir, &opts, config.hidden_size) {
+                Ok(encoder) => (encoder, None),
+                Err(why) => {
+                    let notice = format!(
+                        "embedding with candle (slower): ONNX Runtime is not usable ({why}); \
+                         `make model` installs it"
+                    );
+                    tracing::warn!("{notice}");
+                    (candle_encoder(&files, &config, &device)?, Some(notice))
+                }
+            },
+        };
+        let mut model_id = format!(
             "{}:{}:{}:{}:{}",
             dir_name(dir),
             config.hidden_size,
@@ -183,8 +287,18 @@ impl Embedder {
             pooling.as_str(),
             max_len
         );
+        // fp32 ONNX vectors equal candle's to ~1e-6 (docs/benchmarks.md) and share its id, so an
+        // index built by either serves both; int8 vectors differ measurably and get their own.
+        if let Encoder::Onnx {
+            precision: Precision::Int8,
+            ..
+        } = encoder
+        {
+            model_id.push_str(":int8");
+        }
         Ok(Embedder {
-            model,
+            encoder,
+            notice,
             tokenizer,
             counting_tokenizer,
             pooling,
@@ -197,6 +311,26 @@ impl Embedder {
         })
     }
 
+    /// What runs the encoder: `"candle"`, `"onnx-fp32"` or `"onnx-int8"`.
+    pub fn runtime(&self) -> &'static str {
+        match &self.encoder {
+            Encoder::Candle(_) => "candle",
+            Encoder::Onnx {
+                precision: Precision::Fp32,
+                ..
+            } => "onnx-fp32",
+            Encoder::Onnx {
+                precision: Precision::Int8,
+                ..
+            } => "onnx-int8",
+        }
+    }
+
+    /// Why [`EmbedRuntime::Auto`] fell back to candle, if it did: one line for the user.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
     /// Length of the vectors.
     pub fn dim(&self) -> usize {
         self.hidden_size
@@ -204,7 +338,8 @@ impl Embedder {
 
     /// The model's identity for the index manifest:
     /// `<folder name>:<hidden size>:<bytes of model.safetensors>:<pooling>:<max tokens>`, e.g.
-    /// `all-MiniLM-L6-v2:384:90868376:mean:256`. Vectors made under different ids don't mix.
+    /// `all-MiniLM-L6-v2:384:90868376:mean:256`, with `:int8` appended for int8 weights. Vectors
+    /// made under different ids don't mix.
     pub fn model_id(&self) -> String {
         self.model_id.clone()
     }
@@ -250,10 +385,27 @@ impl Embedder {
     }
 
     fn forward(&self, batch: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        match &self.encoder {
+            Encoder::Candle(model) => self.forward_candle(model, batch),
+            Encoder::Onnx { bert, .. } => {
+                let padded = PaddedBatch::new(batch, self.pad_id);
+                let hidden = bert.last_hidden(&padded)?;
+                let mut rows = pool(&hidden, &padded, self.hidden_size, self.pooling);
+                for row in &mut rows {
+                    l2_normalise(row);
+                }
+                Ok(rows)
+            }
+        }
+    }
+
+    fn forward_candle(
+        &self,
+        model: &BertModel,
+        batch: &[&Encoding],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let inputs = BatchTensors::new(batch, self.pad_id, &self.device)?;
-        let hidden = self
-            .model
-            .forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask))?;
+        let hidden = model.forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask))?;
         let pooled = match self.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
             Pooling::Mean => {
@@ -269,6 +421,53 @@ impl Embedder {
         }
         Ok(rows)
     }
+}
+
+fn candle_encoder(
+    files: &ModelFiles,
+    config: &Config,
+    device: &Device,
+) -> Result<Encoder, EmbedError> {
+    let vb = bert_prefix(mmap_weights(&files.weights, device)?);
+    let model = BertModel::load(vb, config).map_err(|e| EmbedError::bad(&files.weights, e))?;
+    Ok(Encoder::Candle(Box::new(model)))
+}
+
+fn onnx_encoder(dir: &Path, opts: &EmbedOptions, hidden: usize) -> Result<Encoder, EmbedError> {
+    let lib = opts
+        .onnxruntime_lib
+        .as_deref()
+        .ok_or_else(|| EmbedError::InvalidOption("no ONNX Runtime library configured".into()))?;
+    let bert = OnnxBert::load(&opts.precision.onnx_file(dir), lib, hidden)?;
+    Ok(Encoder::Onnx {
+        bert: Box::new(bert),
+        precision: opts.precision,
+    })
+}
+
+/// One vector per row of `hidden` (`[rows, width, dim]`): the mean of the unmasked positions'
+/// states, or the first position's.
+fn pool(hidden: &[f32], batch: &PaddedBatch, dim: usize, pooling: Pooling) -> Vec<Vec<f32>> {
+    (0..batch.rows)
+        .map(|r| {
+            let row = &hidden[r * batch.width * dim..(r + 1) * batch.width * dim];
+            match pooling {
+                Pooling::Cls => row[..dim].to_vec(),
+                Pooling::Mean => {
+                    let mut sum = vec![0f32; dim];
+                    let mut count = 0f32;
+                    let mask = &batch.mask[r * batch.width..(r + 1) * batch.width];
+                    for (state, _) in row.chunks_exact(dim).zip(mask).filter(|(_, &m)| m != 0) {
+                        sum.iter_mut().zip(state).for_each(|(s, x)| *s += x);
+                        count += 1.0;
+                    }
+                    let count = count.max(1e-9);
+                    sum.iter_mut().for_each(|s| *s /= count);
+                    sum
+                }
+            }
+        })
+        .collect()
 }
 
 /// Scales `v` to unit length (a zero vector stays zero).
@@ -421,23 +620,48 @@ impl BatchTensors {
         pad_id: u32,
         device: &Device,
     ) -> Result<BatchTensors, EmbedError> {
+        let p = PaddedBatch::new(batch, pad_id);
+        // Ids came from u32 token ids; candle's BERT takes them as u32.
+        let narrow = |v: &[i64]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+        let shape = (p.rows, p.width);
+        Ok(BatchTensors {
+            ids: Tensor::from_vec(narrow(&p.ids), shape, device)?,
+            type_ids: Tensor::from_vec(narrow(&p.type_ids), shape, device)?,
+            mask: Tensor::from_vec(narrow(&p.mask), shape, device)?,
+        })
+    }
+}
+
+impl PaddedBatch {
+    /// The batch right-padded with `pad_id` to its longest member (at least one column).
+    pub(crate) fn new(batch: &[&Encoding], pad_id: u32) -> PaddedBatch {
         let width = batch.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
-        let n = batch.len();
-        let mut ids = vec![pad_id; n * width];
-        let mut type_ids = vec![0u32; n * width];
-        let mut mask = vec![0u32; n * width];
+        let rows = batch.len();
+        let mut p = PaddedBatch {
+            rows,
+            width,
+            ids: vec![i64::from(pad_id); rows * width],
+            type_ids: vec![0; rows * width],
+            mask: vec![0; rows * width],
+        };
         for (row, enc) in batch.iter().enumerate() {
             let start = row * width;
-            let len = enc.len();
-            ids[start..start + len].copy_from_slice(enc.get_ids());
-            type_ids[start..start + len].copy_from_slice(enc.get_type_ids());
-            mask[start..start + len].copy_from_slice(enc.get_attention_mask());
+            let widen = |dst: &mut [i64], src: &[u32]| {
+                dst.iter_mut()
+                    .zip(src)
+                    .for_each(|(d, &s)| *d = i64::from(s));
+            };
+            widen(&mut p.ids[start..start + enc.len()], enc.get_ids());
+            widen(
+                &mut p.type_ids[start..start + enc.len()],
+                enc.get_type_ids(),
+            );
+            widen(
+                &mut p.mask[start..start + enc.len()],
+                enc.get_attention_mask(),
+            );
         }
-        Ok(BatchTensors {
-            ids: Tensor::from_vec(ids, (n, width), device)?,
-            type_ids: Tensor::from_vec(type_ids, (n, width), device)?,
-            mask: Tensor::from_vec(mask, (n, width), device)?,
-        })
+        p
     }
 }
 
@@ -485,6 +709,40 @@ mod tests {
         let batches = length_sorted_batches(&lens, 2);
         assert_eq!(batches, vec![vec![1, 3], vec![4, 0], vec![2]]);
         assert_eq!(length_sorted_batches(&lens, 0).len(), 5);
+    }
+
+    #[test]
+    fn pooling_of_runtime_output_skips_padding_and_takes_cls_from_position_0() {
+        // Two rows of width 3, dim 2: the second row has one padded position holding garbage.
+        let batch = PaddedBatch {
+            rows: 2,
+            width: 3,
+            ids: vec![1, 2, 3, 1, 2, 0],
+            type_ids: vec![0; 6],
+            mask: vec![1, 1, 1, 1, 1, 0],
+        };
+        let hidden = [
+            1.0, 2.0, 3.0, 4.0, 5.0, 6.0, // row 0
+            2.0, 0.0, 4.0, 2.0, 99.0, -99.0, // row 1, last position padded
+        ];
+        let mean = pool(&hidden, &batch, 2, Pooling::Mean);
+        assert_eq!(mean, vec![vec![3.0, 4.0], vec![3.0, 1.0]]);
+        let cls = pool(&hidden, &batch, 2, Pooling::Cls);
+        assert_eq!(cls, vec![vec![1.0, 2.0], vec![2.0, 0.0]]);
+    }
+
+    #[test]
+    fn padded_batch_right_pads_with_the_pad_id() {
+        let (_d, e) = tiny_embedder(None);
+        let a = e.tokenizer.encode_fast("rates rose", true).expect("encode");
+        let b = e.tokenizer.encode_fast("rate", true).expect("encode");
+        let p = PaddedBatch::new(&[&a, &b], 7);
+        assert_eq!((p.rows, p.width), (2, a.len()));
+        assert!(b.len() < a.len());
+        let row1 = &p.ids[p.width..];
+        assert!(row1[b.len()..].iter().all(|&id| id == 7));
+        assert_eq!(p.mask[p.width..].iter().sum::<i64>(), b.len() as i64);
+        assert_eq!(PaddedBatch::new(&[], 0).width, 1);
     }
 
     #[test]
@@ -542,8 +800,10 @@ mod tests {
             .encode_fast("rates rose", true)
             .expect("encode");
         let inputs = BatchTensors::new(&[&enc], cls.pad_id, &cls.device).expect("tensors");
-        let hidden = cls
-            .model
+        let Encoder::Candle(model) = &cls.encoder else {
+            panic!("the default options load candle");
+        };
+        let hidden = model
             .forward(&inputs.ids, &inputs.type_ids, Some(&inputs.mask))
             .expect("forward");
         let mut first = hidden

@@ -7,7 +7,8 @@ use super::error::IndexError;
 use super::fuse::{self, Fused, Ranked};
 use super::rerank::{min_max, RecencyBoost, RerankInput, Reranker};
 use super::retriever::{
-    ms, Candidates, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo, Timings,
+    ms, Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo,
+    Timings,
 };
 use super::store::IndexStore;
 use std::collections::BTreeMap;
@@ -85,6 +86,19 @@ impl Retriever for EmbeddedRetriever {
 
     fn years(&self) -> BTreeMap<i32, usize> {
         self.store.years()
+    }
+
+    fn documents(&self) -> Vec<DocumentInfo> {
+        let mut out: BTreeMap<&str, DocumentInfo> = BTreeMap::new();
+        for c in self.store.chunks() {
+            out.entry(c.document.as_str())
+                .or_insert_with(|| DocumentInfo {
+                    document: c.document.clone(),
+                    title: c.title.clone(),
+                    date: c.date,
+                });
+        }
+        out.into_values().collect()
     }
 
     fn analyze(&self, text: &str) -> Vec<String> {

@@ -8,7 +8,7 @@ use super::error::IndexError;
 use super::fuse::{self, Ranked};
 use super::rerank::{min_max, RecencyBoost};
 use super::retriever::{
-    Candidates, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo, Timings,
+    Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo, Timings,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -141,6 +141,19 @@ impl Retriever for MemoryRetriever {
             }
         }
         docs.into_iter().map(|(y, d)| (y, d.len())).collect()
+    }
+
+    fn documents(&self) -> Vec<DocumentInfo> {
+        let mut out: BTreeMap<&str, DocumentInfo> = BTreeMap::new();
+        for p in &self.passages {
+            out.entry(p.document.as_str())
+                .or_insert_with(|| DocumentInfo {
+                    document: p.document.clone(),
+                    title: p.title.clone(),
+                    date: p.date,
+                });
+        }
+        out.into_values().collect()
     }
 
     fn analyze(&self, text: &str) -> Vec<String> {

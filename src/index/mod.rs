@@ -10,6 +10,7 @@ pub mod error;
 pub mod fuse;
 pub mod manifest;
 pub mod memory;
+mod onnx_bert;
 pub mod open;
 pub mod rerank;
 pub mod retriever;
@@ -19,6 +20,6 @@ pub mod store;
 
 pub use error::IndexError;
 pub use retriever::{
-    Candidates, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo, SearchMode,
-    SearchRequest, SearchResponse, Timings, YearMode,
+    Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo,
+    SearchMode, SearchRequest, SearchResponse, Timings, YearMode,
 };

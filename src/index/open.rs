@@ -39,10 +39,11 @@ impl EmbedderStatus {
         }
     }
 
-    /// The one-time notice for users when dense retrieval is off, with the fix.
+    /// The one-time notice for users when dense retrieval is off or runs on the slow fallback,
+    /// with the fix.
     pub fn notice(&self) -> Option<String> {
         match self {
-            EmbedderStatus::Ready(_) => None,
+            EmbedderStatus::Ready(e) => e.notice().map(str::to_string),
             EmbedderStatus::Missing { dir } => Some(format!(
                 "dense retrieval is off: no embedding model at {}. fathom searches with BM25 alone. \
                  Install the model with `make model` in the fathom source tree, or set \
@@ -69,6 +70,9 @@ pub fn load_embedder(cfg: &Config) -> EmbedderStatus {
         max_tokens: cfg.embedding.max_tokens,
         batch_size: cfg.embedding.batch_size,
         query_prefix: cfg.embedding.query_prefix.clone(),
+        runtime: cfg.embedding.runtime,
+        precision: cfg.embedding.precision,
+        onnxruntime_lib: Some(cfg.onnxruntime_lib()),
     };
     match Embedder::load(&dir, opts) {
         Ok(e) => EmbedderStatus::Ready(Box::new(e)),

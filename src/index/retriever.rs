@@ -69,7 +69,7 @@ pub struct RetrievalSettings {
 }
 
 /// One retrieved chunk with every score that placed it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Hit {
     pub rank: usize,
     pub chunk_id: String,
@@ -152,6 +152,14 @@ pub struct Candidates {
     pub sparse: Vec<Ranked>,
 }
 
+/// A document of the collection: where it is and when (for sweeps over a period).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct DocumentInfo {
+    pub document: String,
+    pub title: String,
+    pub date: Option<Date>,
+}
+
 /// What a backend is, for status bars, results and `fathom doctor`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RetrieverInfo {
@@ -188,6 +196,8 @@ pub trait Retriever: Send + Sync {
     fn recency(&self) -> &RecencyBoost;
     /// Documents per year present in the collection.
     fn years(&self) -> BTreeMap<i32, usize>;
+    /// Every document of the collection, by path.
+    fn documents(&self) -> Vec<DocumentInfo>;
     /// The terms lexical search matches `text` on (after stemming and stop words), in order,
     /// without repeats.
     fn analyze(&self, text: &str) -> Vec<String>;

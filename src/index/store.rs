@@ -174,6 +174,8 @@ pub struct BuildOptions<'a> {
     pub index_dir: &'a Path,
     pub embedder: Option<&'a Embedder>,
     pub chunking: ChunkOptions,
+    /// Where links in the corpus folder may lead (`corpus.follow_links_outside`).
+    pub links: corpus::LinkPolicy,
     /// Throw away whatever is there and build from scratch.
     pub rebuild: bool,
 }
@@ -191,7 +193,7 @@ pub fn build(
     let started = Instant::now();
     std::fs::create_dir_all(opts.index_dir).map_err(|e| IndexError::io(opts.index_dir, e))?;
     let _lock = lock_index(opts.index_dir)?;
-    let discovered = corpus::discover(opts.corpus_root)?;
+    let discovered = corpus::discover_with(opts.corpus_root, opts.links)?;
     let mut skipped: Vec<SkippedReport> = discovered.skipped.into_iter().map(Into::into).collect();
     let mut docs = Vec::with_capacity(discovered.files.len());
     for path in &discovered.files {

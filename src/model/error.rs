@@ -43,6 +43,20 @@ pub enum ModelError {
          OpenAI-compatible /v1 endpoint?"
     )]
     BadResponse(String),
+    /// The answer had started, then nothing came for the idle timeout (keep-alive comments do
+    /// not count: they say the connection lives, not that the answer moves).
+    #[error(
+        "the model server stopped sending the answer for {after_ms} ms (after {} characters) — \
+         it may be stuck; raise llm.idle_timeout_secs if it is only slow",
+        .partial.chars().count()
+    )]
+    Stalled { after_ms: u64, partial: String },
+    /// The reply passed the size limit; fathom stopped reading instead of holding more.
+    #[error(
+        "the model server's reply is larger than {limit} bytes, so fathom stopped reading it — \
+         a runaway generation? raise llm.max_reply_bytes if the answers really are that long"
+    )]
+    TooLarge { limit: usize },
     /// The caller gave up on the call.
     #[error("the model call was cancelled")]
     Cancelled,
@@ -73,6 +87,11 @@ fn http_message(status: u16, retry_after_ms: Option<u64>, body: &str) -> String 
                  send fewer requests{detail}"
             )
         }
+        300..=399 => format!(
+            "the model server redirected the request (HTTP {status}{detail}) — fathom follows \
+             redirects only within the same host and port, so prompts and keys never go \
+             elsewhere; set llm.base_url to the final address"
+        ),
         500..=599 => format!(
             "the model server failed (HTTP {status}) — it may be overloaded or restarting; \
              retrying usually helps{detail}"
@@ -89,11 +108,14 @@ impl ModelError {
             ModelError::Timeout { .. } => ErrorClass::Timeout,
             ModelError::Http { status, .. } => match *status {
                 429 | 500..=599 => ErrorClass::Transient,
-                401 | 403 | 404 => ErrorClass::Critical,
+                // A redirect elsewhere will not go away on a retry: llm.base_url needs changing.
+                300..=399 | 401 | 403 | 404 => ErrorClass::Critical,
                 _ => ErrorClass::Recoverable,
             },
             ModelError::StreamCut { .. } => ErrorClass::Transient,
-            ModelError::BadResponse(_) => ErrorClass::Recoverable,
+            // The idle timeout has already been waited out: fall back rather than wait again.
+            ModelError::Stalled { .. } => ErrorClass::Timeout,
+            ModelError::BadResponse(_) | ModelError::TooLarge { .. } => ErrorClass::Recoverable,
             // Nothing failed on the server's side: the caller chose to stop, so nothing to retry
             // and nothing for the breaker to hold against the backend.
             ModelError::Cancelled => ErrorClass::Warning,
@@ -105,6 +127,39 @@ impl ModelError {
         match self {
             ModelError::Http { retry_after_ms, .. } => *retry_after_ms,
             _ => None,
+        }
+    }
+
+    /// The same error with `secrets` (and any `Bearer` token or `authorization` value) replaced
+    /// by `[redacted]` in every text that came from the server or the URL: servers echo keys
+    /// into error bodies, and these texts reach the terminal and the log.
+    pub fn redacted(self, secrets: &[String]) -> ModelError {
+        let r = |s: String| match crate::redact::redact(&s, secrets) {
+            std::borrow::Cow::Borrowed(_) => s,
+            std::borrow::Cow::Owned(o) => o,
+        };
+        match self {
+            ModelError::Connect(s) => ModelError::Connect(r(s)),
+            ModelError::Http {
+                status,
+                retry_after_ms,
+                body,
+            } => ModelError::Http {
+                status,
+                retry_after_ms,
+                body: r(body),
+            },
+            ModelError::StreamCut { partial } => ModelError::StreamCut {
+                partial: r(partial),
+            },
+            ModelError::Stalled { after_ms, partial } => ModelError::Stalled {
+                after_ms,
+                partial: r(partial),
+            },
+            ModelError::BadResponse(s) => ModelError::BadResponse(r(s)),
+            e @ (ModelError::Timeout { .. }
+            | ModelError::TooLarge { .. }
+            | ModelError::Cancelled) => e,
         }
     }
 
@@ -293,6 +348,47 @@ mod tests {
             ModelError::BadResponse("x".into()).class(),
             ErrorClass::Recoverable
         );
+        assert_eq!(
+            ModelError::TooLarge { limit: 1 }.class(),
+            ErrorClass::Recoverable
+        );
+        assert_eq!(
+            ModelError::Stalled {
+                after_ms: 1,
+                partial: String::new()
+            }
+            .class(),
+            ErrorClass::Timeout
+        );
+        for s in [301, 302, 307, 308] {
+            assert_eq!(http(s).class(), ErrorClass::Critical, "{s}");
+        }
+    }
+
+    #[test]
+    fn redaction_reaches_every_server_text() {
+        let key = "sk-live-0123456789abcdef".to_string();
+        let secrets = std::slice::from_ref(&key);
+        let errors = [
+            ModelError::Connect(format!("http://x/v1: refused {key}")),
+            ModelError::http(401, None, &format!("Incorrect API key provided: {key}")),
+            ModelError::StreamCut {
+                partial: format!("echo {key}"),
+            },
+            ModelError::Stalled {
+                after_ms: 5,
+                partial: format!("echo {key}"),
+            },
+            ModelError::BadResponse(format!("the answer is not JSON: Bearer {key}")),
+        ];
+        for e in errors {
+            let before = format!("{e:?}");
+            assert!(before.contains(&key), "the test needs the key in {before}");
+            let after = e.redacted(secrets);
+            assert!(!after.to_string().contains(&key), "{after}");
+            assert!(!format!("{after:?}").contains(&key), "{after:?}");
+            assert!(format!("{after:?}").contains("[redacted]"), "{after:?}");
+        }
     }
 
     #[test]
@@ -320,5 +416,21 @@ mod tests {
         }
         .to_string();
         assert!(m.contains("3 characters"), "{m}");
+        let m = ModelError::Stalled {
+            after_ms: 2000,
+            partial: "ab".into(),
+        }
+        .to_string();
+        assert!(
+            m.contains("llm.idle_timeout_secs") && m.contains("2000 ms"),
+            "{m}"
+        );
+        let m = ModelError::TooLarge { limit: 1024 }.to_string();
+        assert!(
+            m.contains("llm.max_reply_bytes") && m.contains("1024"),
+            "{m}"
+        );
+        let m = ModelError::http(307, None, "to https://elsewhere.example/v1").to_string();
+        assert!(m.contains("llm.base_url") && m.contains("elsewhere"), "{m}");
     }
 }

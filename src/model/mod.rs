@@ -47,8 +47,9 @@ pub struct TokenUsage {
 }
 
 impl TokenUsage {
+    /// Both counts added, saturating: the numbers come from the server, which may send anything.
     pub fn total(&self) -> u64 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
     }
 }
 

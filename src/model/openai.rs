@@ -12,13 +12,20 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::error::{parse_retry_after, ModelError};
-use super::sse::SseParser;
+use super::sse::{SseErrorKind, SseParser};
 use super::{ChatMessage, TokenUsage};
 
-/// Largest response body read into memory; a chat completion is far smaller.
+/// Largest model list read into memory; real ones are a few kilobytes.
 const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 /// Largest error body read: only its start is kept anyway.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// The default cap on a reply's text (`llm.max_reply_bytes`): far above any answer fathom asks
+/// for (`max_tokens` is at most 32 768), far below what would strain memory.
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 1024 * 1024;
+/// The default `llm.idle_timeout_secs`.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Same-origin redirects followed before giving up.
+const MAX_REDIRECTS: usize = 5;
 
 /// An API key. It prints as `[redacted]` and only ever leaves the process in the
 /// `Authorization` header.
@@ -63,10 +70,17 @@ pub struct ClientConfig {
     pub first_byte_timeout: Duration,
     /// Until the TCP (and TLS) connection is up.
     pub connect_timeout: Duration,
+    /// Once a reply has started: the longest wait for its next event (streamed) or next piece
+    /// of body. Keep-alive comments do not reset it.
+    pub idle_timeout: Duration,
+    /// The most bytes of answer text one reply may carry. The raw stream may be larger (its
+    /// JSON framing) up to a fixed multiple, see [`OpenAiClient`]'s limits.
+    pub max_reply_bytes: usize,
 }
 
 impl ClientConfig {
-    /// A config with default timeouts: 120 s per call, 60 s to the first byte, 5 s to connect.
+    /// A config with default limits: 120 s per call, 60 s to the first byte, 5 s to connect,
+    /// 30 s between events, 1 MiB of answer text.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> ClientConfig {
         ClientConfig {
             base_url: base_url.into(),
@@ -75,6 +89,36 @@ impl ClientConfig {
             request_timeout: Duration::from_secs(120),
             first_byte_timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(5),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+        }
+    }
+}
+
+/// How many raw bytes a reply may take per byte of answer text it is allowed. Each streamed
+/// token comes wrapped in ~150-250 bytes of JSON; with `max_tokens` at most 32 768 a real stream
+/// stays far below 64 × 1 MiB, while a server sending empty events forever is stopped.
+const RAW_BYTES_PER_TEXT_BYTE: usize = 64;
+
+/// The limits on one reply, derived from [`ClientConfig`].
+#[derive(Debug, Clone, Copy)]
+struct ReplyLimits {
+    /// Answer text.
+    text: usize,
+    /// One SSE line, or one event's data: the whole reply as one JSON event, escaped (a JSON
+    /// escape is at most 6 bytes per byte of text), plus room for the envelope.
+    event: usize,
+    /// The whole response body, framing included.
+    raw: usize,
+}
+
+impl ReplyLimits {
+    fn new(max_reply_bytes: usize) -> ReplyLimits {
+        let text = max_reply_bytes.max(1);
+        ReplyLimits {
+            text,
+            event: text.saturating_mul(6).saturating_add(64 * 1024),
+            raw: text.saturating_mul(RAW_BYTES_PER_TEXT_BYTE),
         }
     }
 }
@@ -195,6 +239,12 @@ struct Inner {
     request_timeout: Duration,
     first_byte_timeout: Duration,
     connect_timeout: Duration,
+    idle_timeout: Duration,
+    limits: ReplyLimits,
+    /// The key itself, so it can be redacted from whatever the server sends back.
+    secrets: Vec<String>,
+    /// Set when the key would travel in plain text to another machine.
+    plaintext_key_warning: Option<String>,
     /// A [`StructuredMode`] as u8; it only ever moves down.
     mode: AtomicU8,
 }
@@ -202,7 +252,7 @@ struct Inner {
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiClient")
-            .field("base_url", &self.inner.base_url)
+            .field("base_url", &display_url(&self.inner.base_url))
             .field("model", &self.inner.model)
             .field("api_key", &self.inner.auth.as_ref().map(|_| "[redacted]"))
             .field("structured_mode", &self.structured_mode())
@@ -222,7 +272,8 @@ impl OpenAiClient {
             Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
             _ => {
                 return Err(ModelError::Connect(format!(
-                    "{base_url:?}: not an http(s) URL such as http://127.0.0.1:8080/v1"
+                    "{:?}: not an http(s) URL such as http://127.0.0.1:8080/v1",
+                    display_url(&base_url)
                 )))
             }
         }
@@ -232,8 +283,8 @@ impl OpenAiClient {
                     // Never echo the key: say only what is wrong with it.
                     .map_err(|_| {
                         ModelError::Connect(format!(
-                            "{base_url}: the API key contains characters not allowed in an \
-                             HTTP header"
+                            "{}: the API key contains characters not allowed in an HTTP header",
+                            display_url(&base_url)
                         ))
                     })?;
                 v.set_sensitive(true);
@@ -244,9 +295,22 @@ impl OpenAiClient {
         let http = reqwest::Client::builder()
             .tls_backend_rustls()
             .connect_timeout(cfg.connect_timeout)
+            .redirect(same_origin_redirects())
             .user_agent(concat!("fathom/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| ModelError::Connect(format!("{base_url}: {}", root_cause(&e))))?;
+            .map_err(|e| {
+                ModelError::Connect(format!("{}: {}", display_url(&base_url), root_cause(&e)))
+            })?;
+        let secrets: Vec<String> = cfg
+            .api_key
+            .iter()
+            .map(|k| k.0.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect();
+        let plaintext_key_warning = plaintext_key_warning(&base_url, auth.is_some());
+        if let Some(w) = &plaintext_key_warning {
+            tracing::warn!("{w}");
+        }
         Ok(OpenAiClient {
             inner: Arc::new(Inner {
                 http,
@@ -256,14 +320,25 @@ impl OpenAiClient {
                 request_timeout: cfg.request_timeout,
                 first_byte_timeout: cfg.first_byte_timeout,
                 connect_timeout: cfg.connect_timeout,
+                idle_timeout: cfg.idle_timeout,
+                limits: ReplyLimits::new(cfg.max_reply_bytes),
+                secrets,
+                plaintext_key_warning,
                 mode: AtomicU8::new(StructuredMode::JsonSchema.as_u8()),
             }),
         })
     }
 
-    /// The API root this client talks to (no trailing slash).
-    pub fn base_url(&self) -> &str {
-        &self.inner.base_url
+    /// The API root this client talks to (no trailing slash), fit to print: a user name,
+    /// password or query values in it (where keys are sometimes put) show as `***`.
+    pub fn base_url(&self) -> String {
+        display_url(&self.inner.base_url)
+    }
+
+    /// A warning when the API key would be sent unencrypted (`http://`) to another machine;
+    /// `None` for `https://`, for loopback addresses and when there is no key.
+    pub fn plaintext_key_warning(&self) -> Option<&str> {
+        self.inner.plaintext_key_warning.as_deref()
     }
 
     /// The configured model name.
@@ -356,16 +431,24 @@ impl OpenAiClient {
             let resp = self
                 .send(self.inner.http.get(&url), &url, self.first_byte_deadline())
                 .await?;
-            let body = read_body(resp, MAX_BODY_BYTES).await.map_err(|e| {
-                ModelError::BadResponse(format!("the model list was cut off: {}", root_cause(&e)))
-            })?;
+            let body = read_body(resp, MAX_BODY_BYTES, self.inner.idle_timeout)
+                .await
+                .map_err(|e| match e {
+                    BodyError::Idle => ModelError::Stalled {
+                        after_ms: millis(self.inner.idle_timeout),
+                        partial: String::new(),
+                    },
+                    e => ModelError::BadResponse(format!("the model list was cut off: {e}")),
+                })?;
             parse_models(&body)
         };
-        self.within_request_timeout(call).await
+        self.within_request_timeout(call)
+            .await
+            .map_err(|e| e.redacted(&self.inner.secrets))
     }
 
     fn first_byte_deadline(&self) -> Instant {
-        Instant::now() + self.inner.first_byte_timeout
+        deadline_after(self.inner.first_byte_timeout)
     }
 
     async fn within_request_timeout<T>(
@@ -430,7 +513,9 @@ impl OpenAiClient {
                 None => self.read_completion(resp).await,
             }
         };
-        self.within_request_timeout(call).await
+        self.within_request_timeout(call)
+            .await
+            .map_err(|e| e.redacted(&self.inner.secrets))
     }
 
     /// Sends the request and waits for the response head, turning failures and non-2xx
@@ -457,13 +542,23 @@ impl OpenAiClient {
         if status.is_success() {
             return Ok(resp);
         }
+        if status.is_redirection() {
+            // Only a redirect to another origin ends up here (same-origin ones are followed).
+            let to = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(|l| format!("to {}", display_url(l)))
+                .unwrap_or_else(|| "without a Location".into());
+            return Err(ModelError::http(status.as_u16(), None, &to));
+        }
         let retry_after = resp
             .headers()
             .get(RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| parse_retry_after(v, SystemTime::now()));
         // The body only explains the status; if it cannot be read, the status still stands.
-        let body = read_body(resp, MAX_ERROR_BODY_BYTES)
+        let body = read_body(resp, MAX_ERROR_BODY_BYTES, self.inner.idle_timeout)
             .await
             .unwrap_or_default();
         Err(ModelError::http(
@@ -474,6 +569,7 @@ impl OpenAiClient {
     }
 
     fn send_error(&self, e: &reqwest::Error, url: &str) -> ModelError {
+        let url = display_url(url);
         if e.is_connect() && e.is_timeout() {
             return ModelError::Connect(format!(
                 "{url}: no connection within {} ms",
@@ -491,12 +587,25 @@ impl OpenAiClient {
     }
 
     async fn read_completion(&self, resp: reqwest::Response) -> Result<ChatResponse, ModelError> {
-        let body = read_body(resp, MAX_BODY_BYTES)
+        let limits = self.inner.limits;
+        // The whole reply is one JSON document: its text escaped, plus the envelope.
+        let body = read_body(resp, limits.event, self.inner.idle_timeout)
             .await
-            .map_err(|_| ModelError::StreamCut {
-                partial: String::new(),
+            .map_err(|e| match e {
+                BodyError::TooLarge(_) => ModelError::TooLarge { limit: limits.text },
+                BodyError::Idle => ModelError::Stalled {
+                    after_ms: millis(self.inner.idle_timeout),
+                    partial: String::new(),
+                },
+                BodyError::Http(_) => ModelError::StreamCut {
+                    partial: String::new(),
+                },
             })?;
-        parse_completion(&body, &self.inner.model)
+        let resp = parse_completion(&body, &self.inner.model)?;
+        if resp.content.len() > limits.text {
+            return Err(ModelError::TooLarge { limit: limits.text });
+        }
+        Ok(resp)
     }
 
     async fn read_stream(
@@ -505,28 +614,43 @@ impl OpenAiClient {
         sink: &mut (dyn FnMut(&str) + Send),
         first_byte: Instant,
     ) -> Result<ChatResponse, ModelError> {
-        let mut parser = SseParser::new();
-        let mut acc = StreamAcc::new(&self.inner.model);
-        let mut first = true;
+        let limits = self.inner.limits;
+        let idle = self.inner.idle_timeout;
+        let mut parser = SseParser::with_limits(limits.event, limits.event);
+        let mut acc = StreamAcc::new(&self.inner.model, limits.text);
+        let mut raw_left = limits.raw;
+        // Servers send the head at once and the first event after the prompt is processed (with
+        // keep-alive comments meanwhile, some of them): the first-byte limit covers that wait.
+        // From the first event on, each next event must come within the idle timeout.
+        let mut deadline = first_byte;
+        let mut started = false;
         loop {
-            let next = if first {
-                // Servers send the head at once and the first token after the prompt is
-                // processed: the first-byte limit covers that wait too.
-                first = false;
-                tokio::time::timeout_at(first_byte, resp.chunk())
-                    .await
-                    .map_err(|_| ModelError::Timeout {
+            let next = match tokio::time::timeout_at(deadline, resp.chunk()).await {
+                Ok(next) => next,
+                Err(_) if started => return Err(acc.stalled(millis(idle))),
+                Err(_) => {
+                    return Err(ModelError::Timeout {
                         after_ms: millis(self.inner.first_byte_timeout),
-                    })?
-            } else {
-                resp.chunk().await
+                    })
+                }
             };
             let chunk = match next {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => break,
                 Err(_) => return Err(acc.cut()),
             };
-            let events = parser.push(&chunk).map_err(|e| bad_stream(&e.0))?;
+            raw_left = match raw_left.checked_sub(chunk.len()) {
+                Some(left) => left,
+                None => return Err(ModelError::TooLarge { limit: limits.text }),
+            };
+            let events = parser.push(&chunk).map_err(|e| match e.kind {
+                SseErrorKind::TooLong => ModelError::TooLarge { limit: limits.text },
+                SseErrorKind::Malformed => bad_stream(&e.message),
+            })?;
+            if !events.is_empty() {
+                started = true;
+                deadline = deadline_after(idle);
+            }
             for ev in events {
                 if acc.event(&ev.data, sink)? {
                     drain(resp).await;
@@ -535,7 +659,7 @@ impl OpenAiClient {
             }
         }
         // The connection ended cleanly but maybe without `[DONE]`.
-        if let Some(ev) = parser.finish().map_err(|e| bad_stream(&e.0))? {
+        if let Some(ev) = parser.finish().map_err(|e| bad_stream(&e.message))? {
             if acc.event(&ev.data, sink)? {
                 return Ok(acc.finish());
             }
@@ -590,6 +714,8 @@ fn rejects_response_format(err: &ModelError) -> bool {
 /// The answer being assembled from stream events.
 struct StreamAcc {
     content: String,
+    /// The most bytes `content` may reach.
+    max_content: usize,
     usage: TokenUsage,
     model: String,
     finish_reason: Option<String>,
@@ -617,26 +743,43 @@ struct WireDelta {
     content: Option<String>,
 }
 
+/// Token counts as the server sent them: any JSON at all, read by [`count`], so an absurd
+/// number (`1e30`, `-5`, `"12"`) costs the count, never the answer.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct WireUsage {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
+    prompt_tokens: Option<Value>,
+    completion_tokens: Option<Value>,
 }
 
 impl WireUsage {
     fn into_usage(self) -> TokenUsage {
         TokenUsage {
-            prompt_tokens: self.prompt_tokens.unwrap_or(0),
-            completion_tokens: self.completion_tokens.unwrap_or(0),
+            prompt_tokens: self.prompt_tokens.as_ref().map_or(0, count),
+            completion_tokens: self.completion_tokens.as_ref().map_or(0, count),
         }
     }
 }
 
+/// A token count from the server as a `u64`: past `u64::MAX` it saturates, below 0 (or not a
+/// number) it is 0. Fractions are cut.
+fn count(v: &Value) -> u64 {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            // Negative integers, then floats: `as` saturates at the bounds and maps NaN to 0.
+            .or_else(|| n.as_i64().map(|_| 0))
+            .or_else(|| n.as_f64().map(|f| f as u64))
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
+
 impl StreamAcc {
-    fn new(model: &str) -> StreamAcc {
+    fn new(model: &str, max_content: usize) -> StreamAcc {
         StreamAcc {
             content: String::new(),
+            max_content,
             usage: TokenUsage::default(),
             model: model.to_string(),
             finish_reason: None,
@@ -676,6 +819,11 @@ impl StreamAcc {
         }
         if let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) {
             if let Some(text) = choice.delta.and_then(|d| d.content) {
+                if self.content.len().saturating_add(text.len()) > self.max_content {
+                    return Err(ModelError::TooLarge {
+                        limit: self.max_content,
+                    });
+                }
                 if !text.is_empty() {
                     sink(&text);
                     self.content.push_str(&text);
@@ -699,6 +847,13 @@ impl StreamAcc {
 
     fn cut(self) -> ModelError {
         ModelError::StreamCut {
+            partial: self.content,
+        }
+    }
+
+    fn stalled(self, after_ms: u64) -> ModelError {
+        ModelError::Stalled {
+            after_ms,
             partial: self.content,
         }
     }
@@ -798,22 +953,34 @@ fn parse_models(body: &[u8]) -> Result<Vec<String>, ModelError> {
     Ok(list.data.into_iter().map(|e| e.id).collect())
 }
 
-/// Reads a body up to `limit` bytes (more is an error: no server should send that much).
-async fn read_body(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, BodyError> {
+/// Reads a body up to `limit` bytes (more is an error: no server should send that much),
+/// waiting at most `idle` for each next piece.
+async fn read_body(
+    mut resp: reqwest::Response,
+    limit: usize,
+    idle: Duration,
+) -> Result<Vec<u8>, BodyError> {
     let mut out = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(BodyError::Http)? {
-        if out.len() + chunk.len() > limit {
+    loop {
+        let next = tokio::time::timeout_at(deadline_after(idle), resp.chunk())
+            .await
+            .map_err(|_| BodyError::Idle)?;
+        let Some(chunk) = next.map_err(BodyError::Http)? else {
+            return Ok(out);
+        };
+        if out.len().saturating_add(chunk.len()) > limit {
             return Err(BodyError::TooLarge(limit));
         }
         out.extend_from_slice(&chunk);
     }
-    Ok(out)
 }
 
 #[derive(Debug)]
 enum BodyError {
     Http(reqwest::Error),
     TooLarge(usize),
+    /// Nothing more came within the idle timeout.
+    Idle,
 }
 
 impl fmt::Display for BodyError {
@@ -821,6 +988,7 @@ impl fmt::Display for BodyError {
         match self {
             BodyError::Http(e) => write!(f, "{}", root_cause(e)),
             BodyError::TooLarge(n) => write!(f, "the body is larger than {n} bytes"),
+            BodyError::Idle => f.write_str("the body stopped coming"),
         }
     }
 }
@@ -869,6 +1037,99 @@ fn clip(s: &str) -> String {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Now + `d`, or about thirty years from now when that would overflow (`Instant + Duration`
+/// panics on overflow, and timeouts come from the config).
+fn deadline_after(d: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(30 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
+/// Redirects are followed only to the same scheme, host and port (a few hops at most), so a
+/// server cannot send the prompt, or the key, somewhere else. Anything else is returned as the
+/// 3xx it is and reported with its target.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// `url` fit to print: user name and password become `***`, so do query values (some hosts
+/// take the key as `?key=…`), and a fragment is dropped. Text that is not a URL is kept only
+/// up to an `@` (which could end credentials).
+pub fn display_url(url: &str) -> String {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return match url.rsplit_once('@') {
+            Some((_, host)) => format!("***@{host}"),
+            None => url.to_string(),
+        };
+    };
+    if !u.username().is_empty() {
+        let _ = u.set_username("***");
+    }
+    if u.password().is_some() {
+        let _ = u.set_password(Some("***"));
+    }
+    if u.query().is_some() {
+        let pairs: Vec<String> = u
+            .query_pairs()
+            .map(|(k, v)| {
+                if v.is_empty() {
+                    k.into_owned()
+                } else {
+                    format!("{k}=***")
+                }
+            })
+            .collect();
+        u.set_query(Some(&pairs.join("&")));
+    }
+    u.set_fragment(None);
+    u.to_string()
+}
+
+/// The warning for an API key that would cross the network unencrypted: `http://` to a host
+/// that is not this machine. `None` when there is no key, for `https://` and for loopback.
+pub fn plaintext_key_warning(base_url: &str, has_key: bool) -> Option<String> {
+    if !has_key {
+        return None;
+    }
+    let u = reqwest::Url::parse(base_url.trim()).ok()?;
+    if u.scheme() != "http" {
+        return None;
+    }
+    let host = u.host_str()?;
+    let loopback = match host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+    {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => {
+            let d = host.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+    };
+    (!loopback).then(|| {
+        format!(
+            "the API key is sent unencrypted: llm.base_url {} is plain http:// to another \
+             machine, so anyone on the network path can read the key and the prompts; use \
+             https:// (or a server on this machine)",
+            display_url(base_url)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -949,7 +1210,7 @@ mod tests {
 
     #[test]
     fn stream_events_accumulate() {
-        let mut acc = StreamAcc::new("cfg");
+        let mut acc = StreamAcc::new("cfg", 1000);
         let mut seen = Vec::new();
         let mut sink = |d: &str| seen.push(d.to_string());
         for ev in [
@@ -969,11 +1230,97 @@ mod tests {
         assert_eq!(r.finish_reason.as_deref(), Some("stop"));
         assert_eq!(r.usage.prompt_tokens, 5);
 
-        let mut acc = StreamAcc::new("cfg");
+        let mut acc = StreamAcc::new("cfg", 1000);
         assert!(acc.event("not json", &mut |_| {}).is_err());
         assert!(acc
             .event(r#"{"error":{"message":"boom"}}"#, &mut |_| {})
             .is_err());
+    }
+
+    #[test]
+    fn stream_text_past_the_cap_is_refused_before_the_sink_sees_it() {
+        let mut acc = StreamAcc::new("cfg", 10);
+        let mut seen = String::new();
+        let mut sink = |d: &str| seen.push_str(d);
+        let ev = |t: &str| json!({"choices": [{"delta": {"content": t}}]}).to_string();
+        assert!(!acc.event(&ev("0123456789"), &mut sink).unwrap());
+        assert_eq!(
+            acc.event(&ev("x"), &mut sink).unwrap_err(),
+            ModelError::TooLarge { limit: 10 }
+        );
+        assert_eq!(seen, "0123456789");
+    }
+
+    #[test]
+    fn token_counts_saturate_instead_of_failing() {
+        let usage = |v: Value| serde_json::from_value::<WireUsage>(v).unwrap().into_usage();
+        let u = usage(json!({"prompt_tokens": u64::MAX, "completion_tokens": u64::MAX}));
+        assert_eq!((u.prompt_tokens, u.total()), (u64::MAX, u64::MAX));
+        let u = usage(json!({"prompt_tokens": 1e30, "completion_tokens": -5}));
+        assert_eq!((u.prompt_tokens, u.completion_tokens), (u64::MAX, 0));
+        let u = usage(json!({"prompt_tokens": "12", "completion_tokens": 2.7}));
+        assert_eq!((u.prompt_tokens, u.completion_tokens), (0, 2));
+        // A huge count does not cost the answer.
+        let body = br#"{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":1e300,"completion_tokens":18446744073709551616}}"#;
+        let r = parse_completion(body, "m").unwrap();
+        assert_eq!(r.content, "ok");
+        assert_eq!(r.usage.total(), u64::MAX);
+    }
+
+    #[test]
+    fn urls_print_without_credentials() {
+        assert_eq!(
+            display_url("https://user:sk-secret@host.example:8443/v1?api_key=sk-secret&x#frag"),
+            "https://***:***@host.example:8443/v1?api_key=***&x"
+        );
+        assert_eq!(
+            display_url("http://sk-secret@127.0.0.1:8080/v1"),
+            "http://***@127.0.0.1:8080/v1"
+        );
+        assert_eq!(
+            display_url("http://127.0.0.1:8080/v1"),
+            "http://127.0.0.1:8080/v1"
+        );
+        assert_eq!(display_url("http://sk-secret@"), "***@");
+        let mut cfg = ClientConfig::new("https://u:sk-secret@host.example/v1?key=sk-secret", "m");
+        cfg.api_key = Some(ApiKey::new("k"));
+        let c = OpenAiClient::new(cfg).unwrap();
+        assert!(!format!("{c:?}").contains("sk-secret"));
+        assert!(!c.base_url().contains("sk-secret"));
+        let err = OpenAiClient::new(ClientConfig::new("ftp://u:sk-secret@h/v1", "m")).unwrap_err();
+        assert!(!err.to_string().contains("sk-secret"), "{err}");
+    }
+
+    #[test]
+    fn a_key_over_plain_http_to_another_machine_is_warned_about() {
+        for remote in [
+            "http://10.1.2.3:8080/v1",
+            "http://models.example.com/v1",
+            "HTTP://gpu-box:11434/v1",
+            "http://[2001:db8::1]/v1",
+        ] {
+            let w = plaintext_key_warning(remote, true).unwrap_or_default();
+            assert!(
+                w.contains("unencrypted") && w.contains("https://"),
+                "{remote}: {w}"
+            );
+            assert_eq!(plaintext_key_warning(remote, false), None, "{remote}");
+        }
+        for local in [
+            "http://127.0.0.1:8080/v1",
+            "http://127.8.9.10/v1",
+            "http://localhost:11434/v1",
+            "http://LOCALHOST./v1",
+            "http://api.localhost/v1",
+            "http://[::1]:8080/v1",
+            "https://models.example.com/v1",
+        ] {
+            assert_eq!(plaintext_key_warning(local, true), None, "{local}");
+        }
+        let mut cfg = ClientConfig::new("http://10.1.2.3/v1", "m");
+        cfg.api_key = Some(ApiKey::new("sk-0123456789"));
+        let c = OpenAiClient::new(cfg).unwrap();
+        assert!(c.plaintext_key_warning().is_some());
     }
 
     #[test]

@@ -11,6 +11,11 @@ pub use super::dispatch::{
     validate_trace, DispatchError, DispatchRecord, DispatchStatus, ExecutionMode, Priority,
 };
 pub use super::followup::ContextItem;
+pub use super::graph::aggregate::{AgentResultAggregation, PartResult};
+pub use super::graph::coordinator::{GraphEvent, TaskStatus, UnlockEvent};
+pub use super::graph::merge::Conflict;
+pub use super::graph::routing::IntentType;
+pub use super::graph::task::{ReactEntry, ReactLog, Task, TaskGraph};
 pub use super::runtime::{Engine, OrchestratorHandle};
 pub use super::topology::{NodeId, TopologyView};
 pub use super::types::{
@@ -86,6 +91,11 @@ pub enum Event {
     /// The query could not run (for example, another is running).
     Rejected {
         reason: String,
+    },
+    /// Progress of a decomposed question's task graph: planned, a group started, a task done.
+    Graph {
+        query_id: String,
+        update: GraphEvent,
     },
     /// The passage asked for with [`Command::Passage`]; `None` when the index no longer holds
     /// it (an answer from an older index, reopened from a session).

@@ -53,6 +53,8 @@ pub fn client_from_config(
         request_timeout: Duration::from_secs(cfg.timeout_secs),
         first_byte_timeout: Duration::from_secs(cfg.first_byte_timeout_secs),
         connect_timeout: Duration::from_secs(cfg.first_byte_timeout_secs.min(10)),
+        idle_timeout: Duration::from_secs(cfg.idle_timeout_secs),
+        max_reply_bytes: cfg.max_reply_bytes,
     })?))
 }
 

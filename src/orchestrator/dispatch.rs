@@ -42,6 +42,9 @@ pub struct DispatchRequest {
     pub priority: Priority,
     pub execution_mode: ExecutionMode,
     pub depends_on: Vec<String>,
+    /// What the dispatches it depends on produced, by their target (task graphs).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub upstream_results: std::collections::BTreeMap<String, serde_json::Value>,
     /// The timeout the driver enforced: the stage's, or less when the query's deadline was
     /// nearer.
     pub timeout_ms: u64,
@@ -208,6 +211,7 @@ mod tests {
             priority: Priority::High,
             execution_mode: ExecutionMode::Sequential,
             depends_on: vec![],
+            upstream_results: Default::default(),
             timeout_ms: 1000,
             max_cost: 1.0,
         }

@@ -11,6 +11,7 @@ use super::dispatch::{
     DispatchStatus, ExecutionMode,
 };
 use super::followup::{self, ContextItem};
+use super::graph::coordinator::GraphEvent;
 use super::machine::{Dispatch, Ending, ErrorPolicy, Machine, Outcome, RunMode, Step};
 use super::registry::Registry;
 use super::stage::{CachedState, CancelFlag, Stage, StageCx, StageError, StageOutcome, StageSink};
@@ -76,6 +77,13 @@ impl StageSink for EventSink {
         let _ = self.events.send(Event::Breaker {
             snapshot,
             transition,
+        });
+    }
+
+    fn graph(&self, event: GraphEvent) {
+        let _ = self.events.send(Event::Graph {
+            query_id: self.query_id.clone(),
+            update: event,
         });
     }
 }
@@ -255,11 +263,15 @@ impl Driver {
             }
             let cx = StageCx {
                 retriever: Arc::clone(&self.retriever),
+                chat: self.chat.clone(),
                 input: Arc::clone(&input),
                 cached_state: Arc::new(trace.cached.clone()),
                 sink: Arc::clone(&sink),
                 cancel: CancelFlag::default(),
+                dispatch_id: new_dispatch_id(),
+                started,
             };
+            let dispatch_id = cx.dispatch_id.clone();
             let started_at = now_ms();
             let t = Instant::now();
             let (next_work, attempt) = self
@@ -271,6 +283,7 @@ impl Driver {
                 &mut trace,
                 &input,
                 &d,
+                &dispatch_id,
                 attempt,
                 pending.take(),
                 timeout,
@@ -352,8 +365,43 @@ impl Driver {
                 ),
             };
         }
-        let snapshot = work.clone();
+        let mut next = work.clone();
         let flag = cx.cancel.clone();
+        let ran = match stage.run_async(&cx, &mut next) {
+            Some(fut) => Some(tokio::select! {
+                r = tokio::time::timeout(timeout, fut) => r,
+                _ = cancelled(cancel) => {
+                    flag.cancel();
+                    return (work, Attempt::Cancelled);
+                }
+            }),
+            None => None,
+        };
+        if let Some(ran) = ran {
+            return match ran {
+                Err(_) => {
+                    flag.cancel();
+                    (work, Attempt::TimedOut)
+                }
+                Ok(Ok(outcome)) => (
+                    next,
+                    Attempt::Completed {
+                        outcome,
+                        model: None,
+                    },
+                ),
+                Ok(Err(StageError::Cancelled)) => (work, Attempt::Cancelled),
+                Ok(Err(e)) => (
+                    work,
+                    Attempt::Failed {
+                        error: e.to_string(),
+                        critical: false,
+                    },
+                ),
+            };
+        }
+        drop(next);
+        let snapshot = work.clone();
         let task = tokio::task::spawn_blocking(move || {
             let mut w = work;
             let r = stage.run(&cx, &mut w);
@@ -406,6 +454,7 @@ impl Driver {
         trace: &mut Trace,
         input: &QueryInput,
         d: &Dispatch,
+        dispatch_id: &str,
         attempt: Attempt,
         pending: Option<Pending>,
         timeout: Duration,
@@ -419,9 +468,11 @@ impl Driver {
             .iter()
             .map(|f| format!("fell back to the offline stage: {f}"))
             .collect();
+        let mut sub_dispatches = Vec::new();
         let (status, dispatch_status, result, errors, confidence, tokens, model_used, outcome) =
             match attempt {
-                Attempt::Completed { outcome, model } => {
+                Attempt::Completed { mut outcome, model } => {
+                    sub_dispatches = std::mem::take(&mut outcome.dispatches);
                     let (model_used, tokens) = match model {
                         Some((name, tokens, _)) => (name, tokens),
                         None => ("offline".to_string(), 0),
@@ -465,6 +516,7 @@ impl Driver {
                         trace,
                         input,
                         d,
+                        dispatch_id,
                         timeout,
                         DispatchResponseParts {
                             status: DispatchStatus::Failed,
@@ -528,6 +580,7 @@ impl Driver {
             trace,
             input,
             d,
+            dispatch_id,
             timeout,
             DispatchResponseParts {
                 status: dispatch_status,
@@ -542,6 +595,9 @@ impl Driver {
             },
         );
         add_tokens(trace, &node, tokens);
+        let sub_tokens: u64 = sub_dispatches.iter().map(|r| r.response.tokens_used).sum();
+        add_tokens(trace, &node, sub_tokens);
+        trace.dispatches.extend(sub_dispatches);
         trace.stages.push(StageTrace {
             id: d.node.clone(),
             status,
@@ -560,11 +616,13 @@ impl Driver {
         (outcome, None)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push_dispatch(
         &self,
         trace: &mut Trace,
         input: &QueryInput,
         d: &Dispatch,
+        dispatch_id: &str,
         timeout: Duration,
         r: DispatchResponseParts,
     ) {
@@ -576,19 +634,33 @@ impl Driver {
             }
             _ => 0.0,
         };
+        // A model attempt that fell back and the offline run after it are two dispatches.
+        let dispatch_id = if trace
+            .dispatches
+            .iter()
+            .any(|p| p.request.dispatch_id == dispatch_id)
+        {
+            new_dispatch_id()
+        } else {
+            dispatch_id.to_string()
+        };
         let request = DispatchRequest {
-            dispatch_id: new_dispatch_id(),
+            dispatch_id,
             session_id: input.session_id.clone(),
             query_id: input.query_id.clone(),
             target: d.node.clone(),
             reason: d.reason.clone(),
             priority: d.priority,
             execution_mode: ExecutionMode::Sequential,
+            // The previous stage's dispatch (not the tasks a coordinator ran under it).
             depends_on: trace
                 .dispatches
-                .last()
+                .iter()
+                .rev()
+                .find(|p| !p.request.target.as_str().contains('/'))
                 .map(|p| vec![p.request.dispatch_id.clone()])
                 .unwrap_or_default(),
+            upstream_results: Default::default(),
             timeout_ms: u64::try_from(timeout.as_millis())
                 .unwrap_or(u64::MAX)
                 .max(1),
@@ -671,6 +743,7 @@ impl Driver {
                 revised_query: p.revised_query.clone(),
                 coherence: p.coherence,
                 coherence_reason: p.coherence_reason.clone(),
+                intent: p.intent,
             }),
             retrieve: RetrieveSummary {
                 year_mode: if input.requested_years.is_empty() {
@@ -687,6 +760,14 @@ impl Driver {
             cached_state: trace.cached,
             dispatches: trace.dispatches,
             topology: self.topology.name.to_string(),
+            task_graph: work.graph.as_ref().map(|g| g.graph.clone()),
+            react_log: work
+                .graph
+                .as_ref()
+                .map(|g| g.react_log.clone())
+                .unwrap_or_default(),
+            aggregation: work.graph.as_ref().and_then(|g| g.aggregation.clone()),
+            warnings: work.warnings.clone(),
         };
         // A trace that claims the impossible is a bug: say so rather than present it as fine.
         if let Err(e) = validate_trace(&result.dispatches) {

@@ -15,6 +15,7 @@ pub mod contract;
 pub mod dispatch;
 pub mod driver;
 pub mod followup;
+pub mod graph;
 pub mod machine;
 pub mod registry;
 pub mod relevance;

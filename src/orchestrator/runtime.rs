@@ -102,6 +102,10 @@ async fn run_guarded(
                 cached_state: Default::default(),
                 dispatches: Vec::new(),
                 topology: driver.topology().name.to_string(),
+                task_graph: None,
+                react_log: Default::default(),
+                aggregation: None,
+                warnings: vec![format!("internal error: {message}")],
             };
             let _ = events.send(Event::Finished {
                 result: Box::new(result.clone()),

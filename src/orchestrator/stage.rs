@@ -2,16 +2,20 @@
 //! strict-JSON contract, and what it reports back (its `cached_state` slice, routing facts, a
 //! confidence). Stages live in `stages/<name>/` and are registered in [`super::registry`].
 
+use super::chat::ChatBackend;
 use super::contract::ModelContract;
+use super::dispatch::DispatchRecord;
+use super::graph::coordinator::GraphEvent;
 use super::state::{QueryInput, Work};
 use super::topology::{Facts, NodeId};
 use crate::index::Retriever;
 use crate::resilience::breaker::{BreakerSnapshot, BreakerTransition};
+use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A stage's dispatch timeout unless it says otherwise.
 pub const DEFAULT_STAGE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -27,6 +31,8 @@ pub trait StageSink: Send + Sync {
     fn answer_reset(&self);
     /// A backend's breaker after a call was admitted or its outcome recorded.
     fn breaker(&self, snapshot: BreakerSnapshot, transition: Option<BreakerTransition>);
+    /// Progress of a task graph.
+    fn graph(&self, _event: GraphEvent) {}
 }
 
 /// Set when the query is cancelled or its stage timed out; long offline work checks it and
@@ -58,11 +64,17 @@ impl CancelFlag {
 #[derive(Clone)]
 pub struct StageCx {
     pub retriever: Arc<dyn Retriever>,
+    /// The chat model, when one is configured (for stages that run others' model halves).
+    pub chat: Option<Arc<ChatBackend>>,
     pub input: Arc<QueryInput>,
     /// What earlier stages wrote, plus `session_id` (read-only: the driver writes it).
     pub cached_state: Arc<CachedState>,
     pub sink: Arc<dyn StageSink>,
     pub cancel: CancelFlag,
+    /// This run's dispatch id (what dispatches the stage makes itself depend on).
+    pub dispatch_id: String,
+    /// When the query started (for `react_log` times).
+    pub started: Instant,
 }
 
 /// What a stage run reports.
@@ -74,6 +86,8 @@ pub struct StageOutcome {
     pub facts: Facts,
     /// The stage's confidence in its own result, where it has one.
     pub confidence: Option<f64>,
+    /// Dispatches the stage made itself (a coordinator's tasks), recorded after its own.
+    pub dispatches: Vec<DispatchRecord>,
 }
 
 impl StageOutcome {
@@ -82,6 +96,7 @@ impl StageOutcome {
             slice,
             facts: Facts::new(),
             confidence: None,
+            dispatches: Vec::new(),
         }
     }
 
@@ -125,6 +140,16 @@ pub trait Stage: Send + Sync {
     /// The offline implementation: deterministic, no network.
     fn run(&self, cx: &StageCx, work: &mut Work) -> Result<StageOutcome, StageError>;
 
+    /// For a stage whose own work is asynchronous (running tasks concurrently): the driver runs
+    /// this future, under the stage's timeout, instead of `run` on a blocking thread.
+    fn run_async<'a>(
+        &'a self,
+        _cx: &'a StageCx,
+        _work: &'a mut Work,
+    ) -> Option<BoxFuture<'a, Result<StageOutcome, StageError>>> {
+        None
+    }
+
     /// The model half, for stages a chat model can do.
     fn model(&self) -> Option<&dyn ModelContract> {
         None
@@ -153,6 +178,7 @@ pub(crate) mod testing {
     pub fn cx(retriever: Arc<dyn Retriever>, query: &str) -> StageCx {
         StageCx {
             retriever,
+            chat: None,
             input: Arc::new(QueryInput {
                 session_id: "sess_x".into(),
                 query_id: "q".into(),
@@ -162,6 +188,8 @@ pub(crate) mod testing {
             cached_state: Arc::new(CachedState::new()),
             sink: Arc::new(NullSink),
             cancel: CancelFlag::default(),
+            dispatch_id: "disp_0000000000000000".into(),
+            started: Instant::now(),
         }
     }
 }

@@ -94,6 +94,10 @@ pub struct Work {
     pub answer: AnswerWork,
     pub reflection: ReflectionWork,
     pub verdict: Option<Verdict>,
+    /// A decomposed question's task graph and what became of it.
+    pub graph: Option<super::graph::GraphWork>,
+    /// What the user should know about how the answer was made (parts that failed, …).
+    pub warnings: Vec<String>,
 }
 
 impl Work {

@@ -15,20 +15,7 @@ pub enum Coherence {
     Incoherent,
 }
 
-/// What kind of question it is; decides how much to retrieve and how to answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Intent {
-    /// A specific fact.
-    Lookup,
-    /// "list all / every / each ...": needs many passages.
-    Enumerate,
-    /// How something changed over time.
-    Trend,
-    /// Greeting or small talk: no retrieval.
-    SmallTalk,
-}
-
+pub use super::graph::routing::IntentType;
 pub use crate::query::MetadataHints;
 
 pub const DEFAULT_TOP_K: u8 = 10;
@@ -45,7 +32,7 @@ pub struct ExecutionPlan {
     pub metadata_hints: Option<MetadataHints>,
     /// 1–50.
     pub top_k_hint: u8,
-    pub intent: Intent,
+    pub intent: IntentType,
     /// Years the question names, offered to the year picker.
     pub suggested_years: Vec<i32>,
     /// A direct reply when no retrieval is needed or the query is incoherent.
@@ -113,6 +100,13 @@ pub struct PlanSummary {
     pub revised_query: String,
     pub coherence: Coherence,
     pub coherence_reason: Option<String>,
+    /// Older results: `factual`.
+    #[serde(default = "factual")]
+    pub intent: IntentType,
+}
+
+fn factual() -> IntentType {
+    IntentType::Factual
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,6 +146,20 @@ pub struct OrchestrationResult {
     /// The topology that ran (older results: `qa`).
     #[serde(default = "default_topology")]
     pub topology: String,
+    /// A decomposed question's task graph (none on the single-question path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_graph: Option<super::graph::task::TaskGraph>,
+    /// How the task graph was planned and run: planner traces, normalisations, groups, unlocks.
+    #[serde(
+        default,
+        skip_serializing_if = "super::graph::task::ReactLog::is_empty"
+    )]
+    pub react_log: super::graph::task::ReactLog,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<super::graph::aggregate::AgentResultAggregation>,
+    /// What the user should know about how the answer was made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn default_topology() -> String {

@@ -32,8 +32,24 @@ pub fn decide(work: &Work) -> (Verdict, String) {
     }
     match work.reflection.confidence {
         Some(c) if !work.answer.citations.is_empty() => {
+            // A graph answered in part is at best a partial answer, whatever each part scored.
+            let partial = work
+                .graph
+                .as_ref()
+                .and_then(|g| g.report.as_ref())
+                .is_some_and(|r| r.partial);
+            let c = if partial {
+                c.min(super::band::MEDIUM - 0.01)
+            } else {
+                c
+            };
             let reason = FinalReason::from_confidence(c);
             let mut text = work.answer.text.clone();
+            if partial {
+                text = format!(
+                    "Partial answer: some parts of this question could not be answered.\n\n{text}"
+                );
+            }
             if let Some(note) = band_note(reason) {
                 text.push_str("\n\n");
                 text.push_str(note);

@@ -5,8 +5,14 @@ use crate::orchestrator::api::sources_block;
 use std::fmt::Write;
 
 /// The session as Markdown: a title with its date, then per turn the question, the years, the
-/// answer with its sources, and the final reason with the confidence.
+/// answer with its sources, and the final reason with the confidence. Control characters and
+/// escape sequences from documents or the model are left out (Markdown is read on terminals
+/// too); the session file keeps the text exactly.
 pub fn to_markdown(session: &LoadedSession) -> String {
+    crate::text_safety::terminal_safe(&markdown(session)).into_owned()
+}
+
+fn markdown(session: &LoadedSession) -> String {
     let mut out = format!("# fathom session {}\n\n", session.session_id);
     let n = session.turns.len();
     let turns = format!("{n} turn{}", if n == 1 { "" } else { "s" });
@@ -64,7 +70,8 @@ fn one_line(s: &str) -> String {
 }
 
 /// The session as pretty JSON: `{session_id, created_at, turns: [...], damaged: [...]}`.
-/// Parses back into an equal [`LoadedSession`].
+/// Parses back into an equal [`LoadedSession`]; characters a terminal would obey are written as
+/// `\u…` escapes (see [`crate::text_safety::json_safe`]).
 pub fn to_json(session: &LoadedSession) -> Result<String, serde_json::Error> {
-    serde_json::to_string_pretty(session)
+    serde_json::to_string_pretty(session).map(|j| crate::text_safety::json_safe(&j).into_owned())
 }

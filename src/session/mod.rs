@@ -104,6 +104,8 @@ pub enum SessionError {
     PermissionDenied { path: PathBuf },
     #[error("{}: the file system is read-only; choose another data dir with --data-dir or FATHOM_DATA_DIR", path.display())]
     ReadOnly { path: PathBuf },
+    #[error("{}: another fathom process has held this session for over {waited_secs} s, so the turn was not saved; try again", path.display())]
+    Locked { path: PathBuf, waited_secs: u64 },
     #[error("cannot create the sessions folder {}: {source}; check that the data dir is writable, or pass --data-dir", path.display())]
     DataDir {
         path: PathBuf,

@@ -4,6 +4,12 @@
 //! `sync_data`, so a crash loses at most the turn being written and never an earlier one.
 //! Reading never writes and never fails on a bad line: it keeps every readable turn and reports
 //! the rest as [`Damage`].
+//!
+//! Several processes may append to one session at once (the app and `fathom ask --session`):
+//! each append holds an advisory lock on the file (`flock`), reads what others appended since
+//! it last looked, and only then gives the turn its index, so indexes stay unique and
+//! increasing and lines never interleave. The files are created readable by their owner only
+//! (0600, in a 0700 folder): they hold every question and answer.
 
 use super::redact::redact;
 use super::{
@@ -11,9 +17,18 @@ use super::{
     SESSION_VERSION,
 };
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long an append waits for another process to finish its own before giving up.
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// Test hook, inert unless set: an append writes the first half of its line, syncs it, sleeps
+/// this many milliseconds (holding the lock), then writes the rest. It lets a test kill a
+/// writer in the middle of a line, or make writers overlap, deterministically.
+pub const PAUSE_MID_APPEND_ENV: &str = "FATHOM_TEST_PAUSE_MID_APPEND_MS";
 
 /// The folder holding the session files.
 pub fn sessions_dir(data_dir: &Path) -> PathBuf {
@@ -56,6 +71,9 @@ pub struct SessionStore {
     /// The file does not end with `\n` (a line cut by a crash): start the next write with one.
     needs_newline: bool,
     next_index: usize,
+    /// How much of the file this store has read or written: what lies beyond was appended by
+    /// another process and is read before the next append.
+    known_len: u64,
 }
 
 impl SessionStore {
@@ -69,7 +87,7 @@ impl SessionStore {
     ) -> Result<SessionStore, SessionError> {
         let path = session_path(data_dir, session_id)?;
         let dir = sessions_dir(data_dir);
-        std::fs::create_dir_all(&dir).map_err(|e| match e.kind() {
+        private_dir_all(&dir).map_err(|e| match e.kind() {
             std::io::ErrorKind::StorageFull
             | std::io::ErrorKind::PermissionDenied
             | std::io::ErrorKind::ReadOnlyFilesystem => SessionError::io(&dir, e),
@@ -78,11 +96,8 @@ impl SessionStore {
                 source: e,
             },
         })?;
-        let created = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create_new(true)
-            .open(&path);
+        let created =
+            private(OpenOptions::new().read(true).append(true).create_new(true)).open(&path);
         let (file, is_new) = match created {
             Ok(f) => (f, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -91,6 +106,8 @@ impl SessionStore {
                     .append(true)
                     .open(&path)
                     .map_err(|e| SessionError::io(&path, e))?;
+                // Files from before they were made private: owner only from now on.
+                tighten(&f);
                 (f, false)
             }
             Err(e) => return Err(SessionError::io(&path, e)),
@@ -102,37 +119,28 @@ impl SessionStore {
             secrets,
             needs_newline: false,
             next_index: 0,
+            known_len: 0,
         };
         if is_new {
             // Make the new directory entry durable too, so the file itself survives a crash.
             if let Ok(d) = File::open(&dir) {
                 let _ = d.sync_all();
             }
-        } else {
-            store.needs_newline = !ends_with_newline(&mut store.file, &store.path)?;
-            let existing = load(data_dir, session_id)?;
-            store.next_index = existing
-                .turns
-                .iter()
-                .map(|t| t.index + 1)
-                .max()
-                .unwrap_or(0);
         }
-        // A file created by a run that crashed before its header (or a brand-new one) gets one.
-        let empty = store
-            .file
-            .metadata()
-            .map_err(|e| SessionError::io(&store.path, e))?
-            .len()
-            == 0;
-        if empty {
-            let header = Header {
-                version: SESSION_VERSION,
-                session_id: session_id.to_string(),
-                created_at: now_rfc3339(),
-            };
-            store.write_line(&LineOut::Session(&header))?;
-        }
+        store.locked(|store| {
+            store.catch_up()?;
+            // A file created by a run that crashed before its header (or a brand-new one) gets
+            // one; under the lock, so two processes creating a session write one header.
+            if store.known_len == 0 {
+                let header = Header {
+                    version: SESSION_VERSION,
+                    session_id: session_id.to_string(),
+                    created_at: now_rfc3339(),
+                };
+                store.write_line(&LineOut::Session(&header))?;
+            }
+            Ok(())
+        })?;
         Ok(store)
     }
 
@@ -145,16 +153,92 @@ impl SessionStore {
         &self.session_id
     }
 
-    /// The index the next turn should carry (one past the highest index in the file).
+    /// The index the next turn will carry if no other process appends first (one past the
+    /// highest index in the file when this store last looked).
     pub fn next_index(&self) -> usize {
         self.next_index
     }
 
-    /// Appends `turn` as one line and waits until it is on disk. Only after `Ok` may the turn
-    /// be shown as saved.
-    pub fn append(&mut self, turn: &TurnRecord) -> Result<(), SessionError> {
-        self.write_line(&LineOut::Turn(turn))?;
-        self.next_index = self.next_index.max(turn.index + 1);
+    /// Appends `turn` as one line and waits until it is on disk; returns the index it was saved
+    /// with. Only after `Ok` may the turn be shown as saved.
+    ///
+    /// The index is decided here, under the file's lock, after reading what other processes
+    /// appended: `turn.index`, or one past the highest index in the file if that is larger.
+    pub fn append(&mut self, turn: &TurnRecord) -> Result<usize, SessionError> {
+        self.locked(|store| {
+            store.catch_up()?;
+            let index = store.next_index.max(turn.index);
+            if index == turn.index {
+                store.write_line(&LineOut::Turn(turn))?;
+            } else {
+                let mut renumbered = turn.clone();
+                renumbered.index = index;
+                store.write_line(&LineOut::Turn(&renumbered))?;
+            }
+            store.next_index = index.saturating_add(1);
+            Ok(index)
+        })
+    }
+
+    /// Runs `f` holding the file's exclusive lock, waiting up to [`LOCK_WAIT`] for it.
+    fn locked<T>(
+        &mut self,
+        f: impl FnOnce(&mut SessionStore) -> Result<T, SessionError>,
+    ) -> Result<T, SessionError> {
+        let started = Instant::now();
+        loop {
+            match self.file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(SessionError::Locked {
+                        path: self.path.clone(),
+                        waited_secs: LOCK_WAIT.as_secs(),
+                    })
+                }
+                Err(TryLockError::Error(e)) => return Err(SessionError::io(&self.path, e)),
+            }
+        }
+        let result = f(self);
+        // Closing the file (or the process dying) releases it too.
+        let _ = self.file.unlock();
+        result
+    }
+
+    /// Reads what was appended since this store last looked (by another process, or before it
+    /// opened): the highest turn index in it, and whether the file ends mid-line.
+    fn catch_up(&mut self) -> Result<(), SessionError> {
+        let len = self
+            .file
+            .metadata()
+            .map_err(|e| SessionError::io(&self.path, e))?
+            .len();
+        if len < self.known_len {
+            // Shorter than it was: something else rewrote it. Read it all again.
+            self.known_len = 0;
+        }
+        if len > self.known_len {
+            let mut new = Vec::new();
+            self.file
+                .seek(SeekFrom::Start(self.known_len))
+                .and_then(|_| {
+                    (&mut self.file)
+                        .take(len - self.known_len)
+                        .read_to_end(&mut new)
+                })
+                .map_err(|e| SessionError::io(&self.path, e))?;
+            // Only whole lines: a cut last one holds no index that counts.
+            let whole = new.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
+            for line in new[..whole].split(|b| *b == b'\n') {
+                if let Some(index) = turn_index(line) {
+                    self.next_index = self.next_index.max(index.saturating_add(1));
+                }
+            }
+            self.known_len = len;
+        }
+        self.needs_newline = !ends_with_newline(&mut self.file, &self.path)?;
         Ok(())
     }
 
@@ -168,14 +252,25 @@ impl SessionStore {
         buf.push_str(&json);
         buf.push('\n');
         // One write of the whole line, so a crash leaves a cut line at worst, never a mix.
-        let written = self
-            .file
-            .write_all(buf.as_bytes())
-            .and_then(|()| self.file.flush())
-            .and_then(|()| self.file.sync_data());
+        let written = match pause_mid_append() {
+            None => self.file.write_all(buf.as_bytes()),
+            Some(pause) => {
+                let (head, tail) = buf.as_bytes().split_at(buf.len() / 2);
+                self.file
+                    .write_all(head)
+                    .and_then(|()| self.file.sync_data())
+                    .map(|()| std::thread::sleep(pause))
+                    .and_then(|()| self.file.write_all(tail))
+            }
+        }
+        .and_then(|()| self.file.flush())
+        .and_then(|()| self.file.sync_data());
         match written {
             Ok(()) => {
                 self.needs_newline = false;
+                self.known_len = self
+                    .known_len
+                    .saturating_add(u64::try_from(buf.len()).unwrap_or(u64::MAX));
                 Ok(())
             }
             Err(e) => {
@@ -188,6 +283,67 @@ impl SessionStore {
             }
         }
     }
+}
+
+/// The `index` of a turn line, without reading the rest of the turn.
+fn turn_index(line: &[u8]) -> Option<usize> {
+    #[derive(Deserialize)]
+    struct IndexOnly {
+        #[serde(rename = "type")]
+        kind: String,
+        index: usize,
+    }
+    let l: IndexOnly = serde_json::from_slice(line).ok()?;
+    (l.kind == "turn").then_some(l.index)
+}
+
+/// [`PAUSE_MID_APPEND_ENV`], if set to a number of milliseconds.
+fn pause_mid_append() -> Option<Duration> {
+    std::env::var(PAUSE_MID_APPEND_ENV)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .map(Duration::from_millis)
+}
+
+/// `opts` creating a file readable and writable by its owner only.
+fn private(opts: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts
+}
+
+/// Drops group and other permissions from an existing file (best effort: it may belong to
+/// someone else).
+fn tighten(file: &File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = file.metadata() {
+            let mode = meta.permissions().mode();
+            if mode & 0o077 != 0 {
+                let _ = file.set_permissions(std::fs::Permissions::from_mode(mode & 0o700));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}
+
+/// `create_dir_all`, the folders it creates open to their owner only (0700).
+pub(crate) fn private_dir_all(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
 }
 
 /// Whether the file is empty or its last byte is `\n`.
@@ -215,8 +371,9 @@ pub fn load(data_dir: &Path, session_id: &str) -> Result<LoadedSession, SessionE
     Ok(parse(session_id, &bytes))
 }
 
-/// Parses the bytes of a session file.
-fn parse(session_id: &str, bytes: &[u8]) -> LoadedSession {
+/// Parses the bytes of a session file (what [`load`] does after reading it; public for the
+/// fuzz targets). Never fails: what cannot be read is [`Damage`].
+pub fn parse(session_id: &str, bytes: &[u8]) -> LoadedSession {
     let mut session = LoadedSession {
         session_id: session_id.to_string(),
         created_at: None,
@@ -416,6 +573,24 @@ mod tests {
             s.damaged[0].reason,
             "not UTF-8 text; missing session header"
         );
+    }
+
+    use proptest::prelude::*;
+
+    const PID: &str = "sess_0123456789abcdef";
+
+    proptest! {
+        #[test]
+        fn any_bytes_load_without_panicking_and_every_line_is_accounted_for(
+            bytes in proptest::collection::vec(any::<u8>(), 0..400)
+        ) {
+            let s = parse(PID, &bytes);
+            let lines = bytes.split(|b| *b == b'\n').count()
+                - usize::from(bytes.last().is_none_or(|b| *b == b'\n'));
+            // Each line is a turn, the one header, or damage (the header may also be damage).
+            prop_assert!(s.turns.len() + s.damaged.len() <= lines.max(1));
+            prop_assert!(s.turns.len() + s.damaged.len() + 1 >= lines);
+        }
     }
 
     #[test]

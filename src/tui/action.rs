@@ -11,6 +11,17 @@ pub enum Dir {
     Down,
 }
 
+impl Dir {
+    /// Moves a cursor at `i` one step in a list of `len` items, staying inside it.
+    pub fn step(self, i: usize, len: usize) -> usize {
+        match self {
+            _ if len == 0 => 0,
+            Dir::Up => i.saturating_sub(1),
+            Dir::Down => (i + 1).min(len - 1),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// A raw key: translated into one of the semantic actions below (or typed into the input).
@@ -25,6 +36,8 @@ pub enum Action {
     ScrollUp,
     ScrollDown,
     ToggleHelp,
+    /// Scrolls the help overlay.
+    HelpScroll(Dir),
     OpenYearPicker,
     YearCursorUp,
     YearCursorDown,

@@ -2,14 +2,15 @@
 //! and a tick; draws only when the state changed. Terminal events are read on a blocking thread
 //! and forwarded over a channel, so nothing here ever waits on the terminal or on indexing.
 
-use super::action::{Action, Effect, Notice};
-use super::app::{update, App};
-use super::components::indexing::{render_notice, render_startup};
-use super::session_io::SessionIo;
-use super::startup::{spawn_job, Launch, StartClock, StartupMsg, StartupView};
-use super::terminal::{self, Tui, TuiError};
-use super::view::view;
 use crate::orchestrator::api::{Command, Engine, Event, FinalReason, OrchestratorHandle};
+use crate::tui::action::{Action, Effect, Notice};
+use crate::tui::app::App;
+use crate::tui::components::indexing::{render_notice, render_startup};
+use crate::tui::session_io::SessionIo;
+use crate::tui::startup::{spawn_job, Launch, StartClock, StartupMsg, StartupView};
+use crate::tui::terminal::{self, Tui, TuiError};
+use crate::tui::update::update;
+use crate::tui::view::view;
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -127,15 +128,7 @@ async fn run_loop(
     let mut startup: Option<mpsc::UnboundedReceiver<StartupMsg>> = None;
     loop {
         if dirty || app.dirty {
-            match &screen {
-                Screen::Preparing { view, .. } => tui.draw(|f| render_startup(view, f))?,
-                Screen::Chat { notice, .. } => tui.draw(|f| {
-                    view(app, f);
-                    if let Some(n) = notice {
-                        render_notice(app, n, f);
-                    }
-                })?,
-            };
+            draw(tui, app, &screen)?;
             dirty = false;
             app.dirty = false;
             // Preparation starts only once the first frame is on screen: loading the model or
@@ -146,122 +139,181 @@ async fn run_loop(
                 startup = Some(spawn_job(job)?);
             }
         }
-        let orch = match &mut screen {
-            Screen::Chat { orchestrator, .. } => Some(&mut orchestrator.events),
-            Screen::Preparing { .. } => None,
-        };
-        let got = tokio::select! {
-            ev = input.recv() => Received::Term(ev),
-            msg = recv_opt(&mut startup), if startup.is_some() => Received::Startup(msg),
-            ev = async { match orch { Some(rx) => rx.recv().await, None => std::future::pending().await } } => Received::Orchestrator(ev),
-            _ = tick.tick() => Received::Tick,
-        };
-        let action = match got {
-            Received::Term(None) => return Err(TuiError::Channel("terminal input thread")),
-            Received::Term(Some(Err(e))) => return Err(TuiError::Terminal(e)),
-            Received::Term(Some(Ok(ev))) => to_action(ev),
-            Received::Startup(msg) => {
-                match msg {
-                    Some(StartupMsg::Progress(p)) => {
-                        if let Screen::Preparing { view, .. } = &mut screen {
-                            view.apply(p);
-                        }
-                    }
-                    Some(StartupMsg::Done(Ok(engine))) => {
-                        startup = None;
-                        let (sample, notice) = match &screen {
-                            Screen::Preparing { view, .. } => (view.sample, view.notice.is_some()),
-                            Screen::Chat { .. } => (false, false),
-                        };
-                        screen = open_chat(app, &engine, sample, notice, &clock);
-                    }
-                    Some(StartupMsg::Done(Err(e))) => {
-                        startup = None;
-                        tracing::error!(error = %e, "preparing the index failed");
-                        if let Screen::Preparing { view, failure } = &mut screen {
-                            view.fail(e.clone());
-                            *failure = Some(TuiError::Startup(e));
-                        }
-                    }
-                    None => {
-                        // The thread ended without a result: it panicked.
-                        startup = None;
-                        if let Screen::Preparing { view, failure } = &mut screen {
-                            view.fail("the indexing thread stopped unexpectedly".into());
-                            *failure = Some(TuiError::Channel("indexing thread"));
-                        }
-                    }
-                }
-                dirty = true;
-                None
-            }
-            Received::Orchestrator(Some(ev)) => Some(Action::Orchestrator(ev)),
-            // The orchestrator only closes its events after `Shutdown`, which ends this loop
-            // first: closing earlier means its task died, and a query would spin forever.
-            Received::Orchestrator(None) => return Err(TuiError::Channel("orchestrator")),
-            Received::Tick => Some(Action::Tick),
-        };
+        let got = receive(&mut input, &mut startup, &mut screen, &mut tick).await;
+        if let Received::Startup(_) = got {
+            dirty = true;
+        }
+        let action = action_of(got, &mut screen, &mut startup, app, &clock)?;
         let Some(action) = action else { continue };
-        match &mut screen {
-            Screen::Preparing { view, failure } => {
-                if let Action::Tick = action {
-                    if view.error.is_none() {
-                        view.spinner_tick = view.spinner_tick.wrapping_add(1);
-                        dirty = true;
-                    }
-                    continue;
-                }
-                if let Action::Resize(..) = action {
-                    update(app, action);
-                    dirty = true;
-                    continue;
-                }
-                if quits_while_preparing(&action) {
-                    return match failure.take() {
-                        Some(e) => Err(e),
-                        None => Ok(()),
-                    };
-                }
-            }
-            Screen::Chat { orchestrator, .. } => {
-                let mut queue = VecDeque::new();
-                // A finished answer is saved (and synced to disk) before the UI shows it as
-                // done; if saving fails the answer stays on screen and the user is told.
-                if let Action::Orchestrator(Event::Finished { result }) = &action {
-                    if app.running.is_some() && result.final_reason != FinalReason::Cancelled {
-                        if let Err(e) = sessions.save_turn(app, result) {
-                            tracing::error!(error = %e, "saving the turn failed");
-                            queue.push_back(Action::Notice(Notice::error(format!(
-                                "this answer was not saved: {e}"
-                            ))));
-                        }
-                    }
-                }
-                queue.push_front(action);
-                while let Some(action) = queue.pop_front() {
-                    for effect in update(app, action) {
-                        match effect {
-                            Effect::Send(cmd) => {
-                                if matches!(cmd, Command::Ask { .. }) {
-                                    sessions.question_sent();
-                                }
-                                orchestrator
-                                    .commands
-                                    .send(cmd)
-                                    .map_err(|_| TuiError::Channel("orchestrator"))?
-                            }
-                            Effect::Quit => {
-                                // It may already be gone; quitting must not fail because of it.
-                                let _ = orchestrator.commands.send(Command::Shutdown);
-                                return Ok(());
-                            }
-                            other => queue.extend(sessions.perform(&other)),
-                        }
-                    }
+        let step = match &mut screen {
+            Screen::Preparing { view, .. } => on_preparing(app, view, action),
+            Screen::Chat { orchestrator, .. } => on_chat(app, orchestrator, sessions, action)?,
+        };
+        match step {
+            Step::Go => {}
+            Step::Redraw => dirty = true,
+            Step::Quit => {
+                return match &mut screen {
+                    Screen::Preparing { failure, .. } => failure.take().map_or(Ok(()), Err),
+                    Screen::Chat { .. } => Ok(()),
                 }
             }
         }
     }
+}
+
+/// Waits for the next terminal event, preparation message, orchestrator event or tick.
+async fn receive(
+    input: &mut Input,
+    startup: &mut Option<mpsc::UnboundedReceiver<StartupMsg>>,
+    screen: &mut Screen,
+    tick: &mut tokio::time::Interval,
+) -> Received {
+    let orch = match screen {
+        Screen::Chat { orchestrator, .. } => Some(&mut orchestrator.events),
+        Screen::Preparing { .. } => None,
+    };
+    let preparing = startup.is_some();
+    tokio::select! {
+        ev = input.recv() => Received::Term(ev),
+        msg = recv_opt(startup), if preparing => Received::Startup(msg),
+        ev = async { match orch { Some(rx) => rx.recv().await, None => std::future::pending().await } } => Received::Orchestrator(ev),
+        _ = tick.tick() => Received::Tick,
+    }
+}
+
+/// The action a received message makes for `update`, if any; preparation messages are applied
+/// to the screen here.
+fn action_of(
+    got: Received,
+    screen: &mut Screen,
+    startup: &mut Option<mpsc::UnboundedReceiver<StartupMsg>>,
+    app: &mut App,
+    clock: &StartClock,
+) -> Result<Option<Action>, TuiError> {
+    Ok(match got {
+        Received::Term(None) => return Err(TuiError::Channel("terminal input thread")),
+        Received::Term(Some(Err(e))) => return Err(TuiError::Terminal(e)),
+        Received::Term(Some(Ok(ev))) => to_action(ev),
+        Received::Startup(msg) => {
+            if !matches!(msg, Some(StartupMsg::Progress(_))) {
+                *startup = None;
+            }
+            on_startup(msg, screen, app, clock);
+            None
+        }
+        Received::Orchestrator(Some(ev)) => Some(Action::Orchestrator(ev)),
+        // The orchestrator only closes its events after `Shutdown`, which ends this loop
+        // first: closing earlier means its task died, and a query would spin forever.
+        Received::Orchestrator(None) => return Err(TuiError::Channel("orchestrator")),
+        Received::Tick => Some(Action::Tick),
+    })
+}
+
+/// What the loop does after an action.
+enum Step {
+    Go,
+    /// Only the progress view changed (the app's own changes set `app.dirty`).
+    Redraw,
+    Quit,
+}
+
+fn draw(tui: &mut Tui, app: &App, screen: &Screen) -> Result<(), TuiError> {
+    match screen {
+        Screen::Preparing { view, .. } => tui.draw(|f| render_startup(view, f))?,
+        Screen::Chat { notice, .. } => tui.draw(|f| {
+            view(app, f);
+            if let Some(n) = notice {
+                render_notice(app, n, f);
+            }
+        })?,
+    };
+    Ok(())
+}
+
+/// Progress, the engine, or why there is none: the progress view follows; a ready engine opens
+/// the chat.
+fn on_startup(msg: Option<StartupMsg>, screen: &mut Screen, app: &mut App, clock: &StartClock) {
+    let Screen::Preparing { view, failure } = screen else {
+        return;
+    };
+    match msg {
+        Some(StartupMsg::Progress(p)) => view.apply(p),
+        Some(StartupMsg::Done(Ok(engine))) => {
+            let (sample, notice) = (view.sample, view.notice.is_some());
+            *screen = open_chat(app, &engine, sample, notice, clock);
+        }
+        Some(StartupMsg::Done(Err(e))) => {
+            tracing::error!(error = %e, "preparing the index failed");
+            view.fail(e.clone());
+            *failure = Some(TuiError::Startup(e));
+        }
+        None => {
+            // The thread ended without a result: it panicked.
+            view.fail("the indexing thread stopped unexpectedly".into());
+            *failure = Some(TuiError::Channel("indexing thread"));
+        }
+    }
+}
+/// While preparing: the spinner turns, resizes redraw, and the user may leave.
+fn on_preparing(app: &mut App, view: &mut StartupView, action: Action) -> Step {
+    match action {
+        Action::Tick if view.error.is_none() => {
+            view.spinner_tick = view.spinner_tick.wrapping_add(1);
+            Step::Redraw
+        }
+        Action::Resize(..) => {
+            update(app, action);
+            Step::Redraw
+        }
+        _ if quits_while_preparing(&action) => Step::Quit,
+        _ => Step::Go,
+    }
+}
+
+/// In the chat: the action goes through `update` and its effects are performed. A finished
+/// answer is saved (and synced to disk) before the UI shows it as done; if saving fails the
+/// answer stays on screen and the user is told.
+fn on_chat(
+    app: &mut App,
+    orchestrator: &mut OrchestratorHandle,
+    sessions: &mut SessionIo,
+    action: Action,
+) -> Result<Step, TuiError> {
+    let mut queue = VecDeque::new();
+    if let Action::Orchestrator(Event::Finished { result }) = &action {
+        if app.running.is_some() && result.final_reason != FinalReason::Cancelled {
+            if let Err(e) = sessions.save_turn(app, result) {
+                tracing::error!(error = %e, "saving the turn failed");
+                queue.push_back(Action::Notice(Notice::error(format!(
+                    "this answer was not saved: {e}"
+                ))));
+            }
+        }
+    }
+    queue.push_front(action);
+    while let Some(action) = queue.pop_front() {
+        for effect in update(app, action) {
+            match effect {
+                Effect::Send(cmd) => {
+                    if matches!(cmd, Command::Ask { .. }) {
+                        sessions.question_sent();
+                    }
+                    orchestrator
+                        .commands
+                        .send(cmd)
+                        .map_err(|_| TuiError::Channel("orchestrator"))?
+                }
+                Effect::Quit => {
+                    // It may already be gone; quitting must not fail because of it.
+                    let _ = orchestrator.commands.send(Command::Shutdown);
+                    return Ok(Step::Quit);
+                }
+                other => queue.extend(sessions.perform(&other)),
+            }
+        }
+    }
+    Ok(Step::Go)
 }
 
 /// Ctrl-C, q or Esc leave the progress view (there is nothing else to do there).

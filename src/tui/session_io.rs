@@ -1,10 +1,10 @@
 //! The TUI's session I/O, kept out of `update`: saving each finished turn before the UI shows
 //! it as done, listing and reopening sessions, exporting. The event loop routes effects here.
 
-use super::action::{Action, Effect, Notice};
-use super::app::App;
-use crate::orchestrator::types::OrchestrationResult;
+use crate::orchestrator::api::OrchestrationResult;
 use crate::session::{self, export, SessionError, SessionStore, TurnRecord};
+use crate::tui::action::{Action, Effect, Notice};
+use crate::tui::app::App;
 use std::path::{Path, PathBuf};
 
 pub struct SessionIo {
@@ -64,7 +64,7 @@ impl SessionIo {
             finished_at: now,
             result: result.clone(),
         };
-        store.append(&record)
+        store.append(&record).map(|_| ())
     }
 
     /// Performs a session effect; the action it returns carries the outcome back to `update`.

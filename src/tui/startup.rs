@@ -3,8 +3,8 @@
 //! engine) runs on a background thread and reports its progress over a channel; the UI draws a
 //! progress view meanwhile.
 
-use super::terminal::TuiError;
 use crate::orchestrator::api::{Engine, StartupProgress};
+use crate::tui::terminal::TuiError;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 

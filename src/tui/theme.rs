@@ -1,6 +1,6 @@
 //! Colours and styles in one place.
 
-use crate::orchestrator::band::{FinalReason, RetrievalConfidence};
+use crate::orchestrator::api::{FinalReason, RetrievalConfidence};
 use ratatui::style::{Color, Modifier, Style};
 
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

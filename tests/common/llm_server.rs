@@ -36,6 +36,27 @@ pub enum Behaviour {
     StreamCut(Vec<String>),
     /// Decides from the request body.
     Reply(Arc<dyn Fn(&Value) -> Behaviour + Send + Sync>),
+    /// A normal completion whose `usage` object is this JSON, as sent (absurd numbers too).
+    WithUsage { content: String, usage: Value },
+    /// A well-formed stream of `total_bytes` bytes: chunks each carrying `delta_bytes` of text,
+    /// generated as they are sent (never held whole), then `[DONE]`.
+    HugeStream {
+        total_bytes: u64,
+        delta_bytes: usize,
+    },
+    /// `data: xxx…` lines with no blank line ever ending the event, up to `max_bytes`.
+    EndlessDataLines { max_bytes: u64 },
+    /// Complete events carrying no text (`{"choices":[]}`), up to `max_bytes`.
+    EndlessEmptyEvents { max_bytes: u64 },
+    /// The role chunk and `first` as the first token, then only `: keep-alive` comments every
+    /// `every` for `stall`, then the rest of the answer and `[DONE]`.
+    StallAfterFirstToken {
+        first: String,
+        every: Duration,
+        stall: Duration,
+    },
+    /// A redirect (301, 302, 307, 308) to `location`.
+    Redirect { status: u16, location: String },
 }
 
 impl Behaviour {
@@ -62,6 +83,42 @@ impl fmt::Debug for Behaviour {
                 .finish(),
             Behaviour::StreamCut(d) => f.debug_tuple("StreamCut").field(d).finish(),
             Behaviour::Reply(_) => f.write_str("Reply(..)"),
+            Behaviour::WithUsage { content, usage } => f
+                .debug_struct("WithUsage")
+                .field("content", content)
+                .field("usage", usage)
+                .finish(),
+            Behaviour::HugeStream {
+                total_bytes,
+                delta_bytes,
+            } => f
+                .debug_struct("HugeStream")
+                .field("total_bytes", total_bytes)
+                .field("delta_bytes", delta_bytes)
+                .finish(),
+            Behaviour::EndlessDataLines { max_bytes } => f
+                .debug_struct("EndlessDataLines")
+                .field("max_bytes", max_bytes)
+                .finish(),
+            Behaviour::EndlessEmptyEvents { max_bytes } => f
+                .debug_struct("EndlessEmptyEvents")
+                .field("max_bytes", max_bytes)
+                .finish(),
+            Behaviour::StallAfterFirstToken {
+                first,
+                every,
+                stall,
+            } => f
+                .debug_struct("StallAfterFirstToken")
+                .field("first", first)
+                .field("every", every)
+                .field("stall", stall)
+                .finish(),
+            Behaviour::Redirect { status, location } => f
+                .debug_struct("Redirect")
+                .field("status", status)
+                .field("location", location)
+                .finish(),
         }
     }
 }
@@ -408,7 +465,194 @@ async fn chat(
             watch.finish();
             error_response(500, "the test script nests Reply too deep")
         }
+        Behaviour::WithUsage { content, usage } => {
+            if streaming {
+                let mut frames = sse_frames(&model, &split_deltas(&content), 0, false, false);
+                let u = json!({"model": model, "choices": [], "usage": usage});
+                frames.push(Bytes::from(format!(
+                    "data: {}\n\n",
+                    chunk_json(&model, json!({}), json!("stop"))
+                )));
+                frames.push(Bytes::from(format!("data: {u}\n\n")));
+                frames.push(Bytes::from_static(b"data: [DONE]\n\n"));
+                sse_response(frames, false, watch)
+            } else {
+                watch.finish();
+                let mut body = json!({
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                 "finish_reason": "stop"}],
+                });
+                body["usage"] = usage;
+                json_response(StatusCode::OK, body)
+            }
+        }
+        Behaviour::HugeStream {
+            total_bytes,
+            delta_bytes,
+        } => {
+            let event = Bytes::from(format!(
+                "data: {}\n\n",
+                chunk_json(
+                    &model,
+                    json!({"content": "x".repeat(delta_bytes.max(1))}),
+                    Value::Null
+                )
+            ));
+            generated_response(
+                event,
+                total_bytes,
+                Some(Bytes::from_static(b"data: [DONE]\n\n")),
+                watch,
+            )
+        }
+        Behaviour::EndlessDataLines { max_bytes } => {
+            let line = Bytes::from(format!("data: {}\n", "x".repeat(4096)));
+            generated_response(line, max_bytes, None, watch)
+        }
+        Behaviour::EndlessEmptyEvents { max_bytes } => {
+            let event = Bytes::from(format!(
+                "data: {}\n\n",
+                json!({"model": model, "choices": []})
+            ));
+            generated_response(event, max_bytes, None, watch)
+        }
+        Behaviour::StallAfterFirstToken {
+            first,
+            every,
+            stall,
+        } => {
+            let head = sse_frames(&model, &[first], prompt_tokens, false, false);
+            let rest = sse_frames(
+                &model,
+                &["and the rest".to_string()],
+                prompt_tokens,
+                false,
+                true,
+            );
+            stalled_response(head, every, stall, rest, watch)
+        }
+        Behaviour::Redirect { status, location } => {
+            watch.finish();
+            Response::builder()
+                .status(StatusCode::from_u16(status).unwrap_or(StatusCode::TEMPORARY_REDIRECT))
+                .header(header::LOCATION, location)
+                .body(Body::empty())
+                .unwrap_or_default()
+        }
     }
+}
+
+/// One streamed chunk's JSON.
+fn chunk_json(model: &str, delta: Value, finish: Value) -> Value {
+    json!({
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    })
+}
+
+/// An event stream made of `unit` repeated until `total` bytes have gone out (as fast as the
+/// client reads, 64 KiB writes), then `tail` if any. Built as it is sent: the server holds one
+/// write at a time, so a gigabyte costs it nothing.
+fn generated_response(unit: Bytes, total: u64, tail: Option<Bytes>, watch: Watch) -> Response {
+    let per_write = (64 * 1024 / unit.len()).max(1);
+    let block = Bytes::from(unit.repeat(per_write));
+    let role = Bytes::from(format!(
+        "data: {}\n\n",
+        chunk_json(
+            "test-model",
+            json!({"role": "assistant", "content": ""}),
+            Value::Null
+        )
+    ));
+    struct Gen {
+        first: Option<Bytes>,
+        block: Bytes,
+        left: u64,
+        tail: Option<Bytes>,
+        watch: Watch,
+    }
+    let feed = Gen {
+        first: Some(role),
+        block,
+        left: total,
+        tail,
+        watch,
+    };
+    let stream = futures_util::stream::unfold(feed, |mut g| async move {
+        if let Some(first) = g.first.take() {
+            return Some((Ok::<Bytes, std::io::Error>(first), g));
+        }
+        if g.left > 0 {
+            let n = (g.block.len() as u64).min(g.left) as usize;
+            g.left -= n as u64;
+            return Some((Ok(g.block.slice(..n)), g));
+        }
+        if let Some(tail) = g.tail.take() {
+            return Some((Ok(tail), g));
+        }
+        g.watch.finish();
+        None
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(Body::from_stream(stream))
+        .unwrap_or_default()
+}
+
+/// `head`, then a `: keep-alive` comment every `every` until `stall` has passed, then `rest`.
+fn stalled_response(
+    head: Vec<Bytes>,
+    every: Duration,
+    stall: Duration,
+    rest: Vec<Bytes>,
+    watch: Watch,
+) -> Response {
+    enum Step {
+        Frame(Bytes),
+        KeepAlive,
+    }
+    let keepalives = (stall.as_millis() / every.as_millis().max(1)) as usize;
+    let steps: VecDeque<Step> = head
+        .into_iter()
+        .map(Step::Frame)
+        .chain((0..keepalives).map(|_| Step::KeepAlive))
+        .chain(rest.into_iter().map(Step::Frame))
+        .collect();
+    struct Feed {
+        steps: VecDeque<Step>,
+        every: Duration,
+        watch: Watch,
+    }
+    let feed = Feed {
+        steps,
+        every,
+        watch,
+    };
+    let stream = futures_util::stream::unfold(feed, |mut f| async move {
+        match f.steps.pop_front() {
+            Some(Step::Frame(b)) => Some((Ok::<Bytes, std::io::Error>(b), f)),
+            Some(Step::KeepAlive) => {
+                tokio::time::sleep(f.every).await;
+                Some((Ok(Bytes::from_static(b": keep-alive\n\n")), f))
+            }
+            None => {
+                f.watch.finish();
+                None
+            }
+        }
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(Body::from_stream(stream))
+        .unwrap_or_default()
 }
 
 /// Whitespace-separated words in the prompt: a stand-in for tokens that tests can predict.

@@ -25,6 +25,27 @@ pub fn model_dir() -> PathBuf {
     dir
 }
 
+/// The ONNX Runtime library `make model` installs. Tests that need it fail when it is missing.
+pub fn onnxruntime_lib() -> PathBuf {
+    let lib = if let Ok(p) = std::env::var("FATHOM_EMBEDDING_ONNXRUNTIME_LIB") {
+        PathBuf::from(p)
+    } else {
+        let cache = std::env::var("FATHOM_CACHE_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| {
+                let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+                PathBuf::from(home).join(".cache/fathom")
+            });
+        cache.join("onnxruntime/libonnxruntime.so")
+    };
+    assert!(
+        lib.is_file(),
+        "ONNX Runtime missing at {}: run `make model`",
+        lib.display()
+    );
+    lib
+}
+
 pub fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
 }

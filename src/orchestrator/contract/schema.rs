@@ -26,6 +26,9 @@ pub enum Kind {
     Date,
     /// `[{n: integer >= 1, chunk_id: string}]`.
     Citations,
+    /// A task graph's tasks: `[{id, question, tools, depends_on, date_start, date_end}]`,
+    /// checked leniently (the graph is normalised afterwards).
+    Tasks,
 }
 
 /// One property of a stage's reply.
@@ -109,6 +112,7 @@ fn property(f: &Field) -> Value {
             // A pattern rather than `format: date`: more local servers understand it.
             p.insert("pattern".into(), json!("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"));
         }
+        Kind::Tasks => {}
         Kind::Citations => {
             p.insert("type".into(), typed("array", f.nullable));
             p.insert(
@@ -124,6 +128,25 @@ fn property(f: &Field) -> Value {
                 }),
             );
         }
+    }
+    if f.kind == Kind::Tasks {
+        p.insert("type".into(), typed("array", f.nullable));
+        p.insert(
+            "items".into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "question": {"type": "string"},
+                    "tools": {"type": "array", "items": {"type": "string"}},
+                    "depends_on": {"type": "array", "items": {"type": "string"}},
+                    "date_start": {"type": ["string", "null"]},
+                    "date_end": {"type": ["string", "null"]}
+                },
+                "required": ["id", "question", "tools", "depends_on", "date_start", "date_end"],
+                "additionalProperties": false
+            }),
+        );
     }
     p.insert("description".into(), json!(f.description));
     Value::Object(p)

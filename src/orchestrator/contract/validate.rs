@@ -226,6 +226,7 @@ fn check_fields(spec: &[Field], obj: &Map<String, Value>, problems: &mut Vec<Str
                 "{name} must be a real date written YYYY-MM-DD{or_null}: got {v}"
             )),
             Kind::Citations => check_citation_items(name, v, problems),
+            Kind::Tasks => check_task_items(name, v, problems),
             _ => {}
         }
     }
@@ -234,6 +235,23 @@ fn check_fields(spec: &[Field], obj: &Map<String, Value>, problems: &mut Vec<Str
             "scores need at most two decimals: {}",
             many_decimals.join(", ")
         ));
+    }
+}
+
+/// Tasks need only be objects with a question: their other fields are normalised afterwards.
+fn check_task_items(name: &str, v: &Value, problems: &mut Vec<String>) {
+    let Some(items) = v.as_array() else {
+        problems.push(format!(
+            "{name} must be an array of task objects, not {}",
+            json_type(v)
+        ));
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let question = item.get("question").and_then(Value::as_str);
+        if question.is_none_or(|q| q.trim().is_empty()) {
+            problems.push(format!("{name}[{i}] needs a question (a non-empty string)"));
+        }
     }
 }
 

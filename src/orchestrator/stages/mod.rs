@@ -2,6 +2,9 @@
 //! validation rules, state slice) where a model can do the stage, and the tests. A new stage is
 //! a new folder plus one line in [`all`] and its node and edges in a topology.
 
+pub mod aggregate;
+pub mod coordinate;
+pub mod decompose;
 pub mod evaluate;
 pub mod guardrail;
 pub mod plan;
@@ -21,6 +24,9 @@ pub fn all() -> Vec<Arc<dyn Stage>> {
     vec![
         Arc::new(guardrail::Guardrail),
         Arc::new(plan::Plan),
+        Arc::new(decompose::Decompose),
+        Arc::new(coordinate::Coordinate::default()),
+        Arc::new(aggregate::Aggregate::default()),
         Arc::new(retrieve::Retrieve),
         Arc::new(rerank::Rerank),
         Arc::new(evaluate::Evaluate),
@@ -82,7 +88,14 @@ mod tests {
         }
         assert_eq!(
             names,
-            ["guardrail", "plan", "reformulate", "synthesize", "reflect"]
+            [
+                "guardrail",
+                "plan",
+                "decompose",
+                "reformulate",
+                "synthesize",
+                "reflect"
+            ]
         );
     }
 

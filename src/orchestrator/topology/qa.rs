@@ -1,10 +1,13 @@
 //! The QA topology (ARCHITECTURE §2): guardrail → plan → retrieve → rerank → evaluate →
 //! (reformulate → retrieve, at most `max_reformulations` times) → synthesize → validate →
-//! reflect → respond.
+//! reflect → respond; and, for questions that need several documents (§8), plan → decompose →
+//! coordinate → aggregate → validate → reflect → respond. A single-fact question never visits
+//! the decomposition nodes.
 //!
-//! Facts the stages report: `blocked` (guardrail), `incoherent` and `needs_retrieval` (plan),
-//! `retrieval_level` 0–3 for insufficient/low/medium/high (evaluate), `reformulations` (the
-//! attempts so far, reformulate); the run starts with the budget `max_reformulations`.
+//! Facts the stages report: `blocked` (guardrail), `incoherent`, `needs_retrieval` and
+//! `decompose` (plan), `tasks` (decompose), `retrieval_level` 0–3 for insufficient/low/medium/high
+//! (evaluate), `reformulations` (the attempts so far, reformulate); the run starts with the budget
+//! `max_reformulations`.
 
 use super::{Condition, Edge, Facts, NodeId, Op, Topology};
 use crate::orchestrator::dispatch::Priority;
@@ -24,6 +27,9 @@ pub fn topology(max_reformulations: u8) -> Topology {
     let nodes = [
         "guardrail",
         "plan",
+        "decompose",
+        "coordinate",
+        "aggregate",
         "retrieve",
         "rerank",
         "evaluate",
@@ -69,9 +75,44 @@ pub fn topology(max_reformulations: u8) -> Topology {
             ),
             Edge::new(
                 "plan",
+                "decompose",
+                Condition::flag("decompose"),
+                "needs_several_documents",
+                High,
+            ),
+            Edge::new(
+                "plan",
                 "retrieve",
                 Condition::Always,
                 "retrieval_needed",
+                High,
+            ),
+            Edge::new(
+                "decompose",
+                "retrieve",
+                Condition::compare("tasks", Op::Lt, 2.0),
+                "one_question_after_all",
+                High,
+            ),
+            Edge::new(
+                "decompose",
+                "coordinate",
+                Condition::Always,
+                "run_task_graph",
+                High,
+            ),
+            Edge::new(
+                "coordinate",
+                "aggregate",
+                Condition::Always,
+                "aggregate_parts",
+                High,
+            ),
+            Edge::new(
+                "aggregate",
+                "validate",
+                Condition::Always,
+                "check_citations",
                 High,
             ),
             Edge::new(
@@ -142,7 +183,7 @@ pub fn topology(max_reformulations: u8) -> Topology {
             "max_reformulations",
             f64::from(max_reformulations.min(MAX_REFORMULATIONS)),
         ),
-        // Ten stages plus two loops of three, with room to spare.
+        // The longest path is ten stages plus two loops of three, with room to spare.
         max_steps: 32,
     }
 }
@@ -235,6 +276,28 @@ mod tests {
             assert_eq!(visits, configured.min(MAX_REFORMULATIONS));
             assert_eq!(node, "respond");
         }
+    }
+
+    #[test]
+    fn questions_that_need_several_documents_take_the_graph_path() {
+        let t = topology(2);
+        let f = facts().flag("decompose", true);
+        assert_eq!(next(&t, "plan", &f).as_deref(), Some("decompose"));
+        assert_eq!(next(&t, "plan", &facts()).as_deref(), Some("retrieve"));
+        assert_eq!(
+            next(&t, "decompose", &f.clone().number("tasks", 1.0)).as_deref(),
+            Some("retrieve"),
+            "a graph of one task is the single path"
+        );
+        assert_eq!(
+            next(&t, "decompose", &f.number("tasks", 4.0)).as_deref(),
+            Some("coordinate")
+        );
+        assert_eq!(
+            next(&t, "coordinate", &facts()).as_deref(),
+            Some("aggregate")
+        );
+        assert_eq!(next(&t, "aggregate", &facts()).as_deref(), Some("validate"));
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! chat's top border once the chat is up (e.g. "dense retrieval is off: `make model`").
 
 use crate::tui::app::{App, Overlay};
-use crate::tui::components::centered;
 use crate::tui::startup::{Phase, StartupView};
 use crate::tui::theme;
 use crate::tui::view::{SIDE_MIN_WIDTH, SIDE_WIDTH};
+use crate::tui::widgets::centered;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -11,7 +11,7 @@ use crate::orchestrator::contract::{ModelContract, ValidationContext};
 use crate::orchestrator::stage::{StageCx, StageOutcome};
 use crate::orchestrator::state::Work;
 use crate::orchestrator::types::{
-    Coherence, ExecutionPlan, Intent, MetadataHints, DEFAULT_TOP_K, MAX_TOP_K,
+    Coherence, ExecutionPlan, IntentType, MetadataHints, DEFAULT_TOP_K, MAX_TOP_K,
 };
 use crate::resilience::budget::TokenAllocation;
 use serde::Deserialize;
@@ -20,7 +20,15 @@ use serde_json::{Map, Value};
 pub struct PlanContract;
 
 const COHERENCE: &[&str] = &["coherent", "incoherent"];
-const INTENTS: &[&str] = &["lookup", "enumerate", "trend", "small_talk"];
+const INTENTS: &[&str] = &[
+    "factual",
+    "trend",
+    "comparative",
+    "causal",
+    "multi_part",
+    "aggregate",
+    "exploratory",
+];
 const TOP_K_MIN: i64 = 1;
 const TOP_K_MAX: i64 = MAX_TOP_K as i64;
 
@@ -84,7 +92,7 @@ struct Reply {
     coherence: Coherence,
     coherence_reason: Option<String>,
     needs_retrieval: bool,
-    intent: Intent,
+    intent: IntentType,
     date_start: Option<Date>,
     date_end: Option<Date>,
     top_k_hint: Option<u8>,
@@ -205,7 +213,7 @@ mod tests {
     fn reply() -> Value {
         json!({"session_id": "sess_x", "response_id": "resp_1",
                "revised_query": "search year filter", "coherence": "coherent",
-               "coherence_reason": null, "needs_retrieval": true, "intent": "lookup",
+               "coherence_reason": null, "needs_retrieval": true, "intent": "factual",
                "date_start": "2026-11-01", "date_end": "2026-11-30", "top_k_hint": 12,
                "reply": null})
     }
@@ -215,7 +223,7 @@ mod tests {
         let obj = check(&PlanContract, &reply()).expect("valid");
         let r: Reply = serde_json::from_value(Value::Object(obj)).expect("typed");
         assert_eq!(r.coherence, Coherence::Coherent);
-        assert_eq!(r.intent, Intent::Lookup);
+        assert_eq!(r.intent, IntentType::Factual);
         let ep = r.to_execution_plan("how do I filter by year?");
         assert_eq!(ep.suggested_years, vec![2026]);
         assert_eq!(ep.top_k_hint, 12);
@@ -233,7 +241,10 @@ mod tests {
             &PlanContract,
             &with(&reply(), "intent", Some(json!("search"))),
         );
-        assert!(n.contains("intent must be one of \"lookup\", \"enumerate\", \"trend\", \"small_talk\": got \"search\""), "{n}");
+        assert!(
+            n.contains("intent must be one of \"factual\", \"trend\", \"comparative\""),
+            "{n}"
+        );
         let n = notes(
             &PlanContract,
             &with(&reply(), "date_end", Some(json!("2026-10-01"))),

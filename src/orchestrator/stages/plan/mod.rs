@@ -2,16 +2,20 @@
 //! can use. The offline planner is deterministic: the same question always gives the same plan.
 //! A follow-up ("and in 2021?") is planned as the standalone question it stands for.
 //!
-//! Slice: the [`ExecutionPlan`]. Facts: `incoherent`, `needs_retrieval`.
+//! The intent (factual, trend, comparative, causal, multi_part, aggregate, exploratory) decides
+//! the route: intents that need several documents go to the decompose stage.
+//!
+//! Slice: the [`ExecutionPlan`]. Facts: `incoherent`, `needs_retrieval`, `decompose`.
 
 mod contract;
 
 use crate::orchestrator::contract::ModelContract;
+use crate::orchestrator::graph::plan_rules::intent_of;
 use crate::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
 use crate::orchestrator::state::{QueryInput, Work};
 use crate::orchestrator::topology::NodeId;
-use crate::orchestrator::types::{Coherence, ExecutionPlan, Intent, DEFAULT_TOP_K, MAX_TOP_K};
-use crate::query::date_hints;
+use crate::orchestrator::types::{Coherence, ExecutionPlan, IntentType, DEFAULT_TOP_K, MAX_TOP_K};
+use crate::query::{date_hints, date_mentions};
 
 pub const ID: NodeId = NodeId::new("plan");
 
@@ -51,7 +55,11 @@ fn outcome(plan: &ExecutionPlan) -> Result<StageOutcome, StageError> {
     let slice = serde_json::to_value(plan).map_err(|e| StageError::Other(e.to_string()))?;
     Ok(StageOutcome::new(slice)
         .flag("incoherent", plan.coherence == Coherence::Incoherent)
-        .flag("needs_retrieval", plan.needs_retrieval))
+        .flag("needs_retrieval", plan.needs_retrieval)
+        .flag(
+            "decompose",
+            plan.needs_retrieval && plan.intent.needs_graph(),
+        ))
 }
 
 const SMALL_TALK: [&str; 16] = [
@@ -114,7 +122,7 @@ pub fn plan(query: &str) -> ExecutionPlan {
         needs_retrieval: true,
         metadata_hints: None,
         top_k_hint: DEFAULT_TOP_K,
-        intent: Intent::Lookup,
+        intent: IntentType::Factual,
         suggested_years: Vec::new(),
         reply: None,
     };
@@ -128,7 +136,6 @@ pub fn plan(query: &str) -> ExecutionPlan {
         return plan;
     }
     if is_small_talk(&lower) {
-        plan.intent = Intent::SmallTalk;
         plan.needs_retrieval = false;
         plan.reply = Some(
             "Hello! Ask me a question about the documents in this collection and I'll answer from them, with citations you can open. You can narrow a question to certain years with the year filter."
@@ -136,14 +143,14 @@ pub fn plan(query: &str) -> ExecutionPlan {
         );
         return plan;
     }
-    if ENUMERATE
-        .iter()
-        .any(|p| lower.starts_with(p.trim_end()) || lower.contains(p))
+    plan.intent = intent_of(&lower, &date_mentions(&lower)).0;
+    if plan.intent == IntentType::Aggregate
+        || ENUMERATE
+            .iter()
+            .any(|p| lower.starts_with(p.trim_end()) || lower.contains(p))
     {
-        plan.intent = Intent::Enumerate;
         plan.top_k_hint = 30.min(MAX_TOP_K);
-    } else if TREND.iter().any(|p| lower.contains(p)) {
-        plan.intent = Intent::Trend;
+    } else if plan.intent == IntentType::Trend || TREND.iter().any(|p| lower.contains(p)) {
         plan.top_k_hint = 20;
     }
     plan.metadata_hints = date_hints(&lower);
@@ -291,7 +298,7 @@ mod tests {
             "Hello there fathom",
         ] {
             let p = plan(q);
-            assert_eq!(p.intent, Intent::SmallTalk, "{q}");
+            assert_eq!(p.intent, IntentType::Factual, "{q}");
             assert!(!p.needs_retrieval);
             assert!(p.reply.as_deref().is_some_and(|r| r.contains("question")));
         }
@@ -334,7 +341,7 @@ mod tests {
     #[test]
     fn list_questions_ask_for_more_passages() {
         let p = plan("List all the meetings where the rate was cut");
-        assert_eq!(p.intent, Intent::Enumerate);
+        assert_eq!(p.top_k_hint, 30);
         assert!(p.top_k_hint > DEFAULT_TOP_K && p.top_k_hint <= MAX_TOP_K);
         assert_eq!(plan("what was the rate").top_k_hint, DEFAULT_TOP_K);
     }

@@ -157,16 +157,7 @@ pub fn with_candidates(
             date: p.date,
             year: p.year,
             section: p.section,
-            dense_rank: None,
-            dense_score: None,
-            sparse_rank: None,
-            sparse_score: None,
-            fused_score: 0.0,
-            rerank_score: 0.0,
-            recency_boost: 0.0,
-            date_bonus: 0.0,
-            score: 0.0,
-            snippet: String::new(),
+            ..Hit::default()
         });
     }
     out
@@ -181,20 +172,8 @@ mod tests {
             rank: 1,
             chunk_id: id.into(),
             document: format!("{date}_statement.md"),
-            title: String::new(),
             date: Date::parse(date),
-            year: None,
-            section: None,
-            dense_rank: None,
-            dense_score: None,
-            sparse_rank: None,
-            sparse_score: None,
-            fused_score: 0.0,
-            rerank_score: 0.0,
-            recency_boost: 0.0,
-            date_bonus: 0.0,
-            score: 0.0,
-            snippet: String::new(),
+            ..Hit::default()
         }
     }
 

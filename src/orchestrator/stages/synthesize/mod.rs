@@ -18,7 +18,7 @@ use crate::orchestrator::stages::validate::support::{cited_passage, names, suppo
 use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sentences};
 use crate::orchestrator::topology::NodeId;
-use crate::orchestrator::types::{Citation, Intent};
+use crate::orchestrator::types::{Citation, IntentType};
 use asks::{classify, cue, names_month, Asks};
 use meeting::{answer_hits, pointer, with_candidates};
 use serde_json::json;
@@ -75,7 +75,7 @@ struct Candidate {
 fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let retriever = &cx.retriever;
     let intent = work.plan.as_ref().map(|p| p.intent);
-    let several = matches!(intent, Some(Intent::Enumerate | Intent::Trend));
+    let several = matches!(intent, Some(IntentType::Aggregate | IntentType::Trend));
     let (chunks_used, max_sentences) = if several { (12, 8) } else { (6, 3) };
     // What is asked is read from the question as it stands in the conversation (a follow-up
     // resolved by the planner), not from a reformulation's added terms.

@@ -163,19 +163,7 @@ mod tests {
             chunk_id: id.into(),
             document: "d.md".into(),
             title: "t".into(),
-            date: None,
-            year: None,
-            section: None,
-            dense_rank: None,
-            dense_score: None,
-            sparse_rank: None,
-            sparse_score: None,
-            fused_score: 0.0,
-            rerank_score: 0.0,
-            recency_boost: 0.0,
-            date_bonus: 0.0,
-            score: 0.0,
-            snippet: String::new(),
+            ..Hit::default()
         }
     }
 

@@ -94,6 +94,19 @@ pub fn supports(sentence: &str, passage: &str) -> bool {
     support(sentence, passage).holds()
 }
 
+/// Whether a retrieved passage, read as its citation shows it, supports `sentence`.
+pub fn passage_supports(passage: &crate::index::Passage, sentence: &str) -> bool {
+    supports(
+        sentence,
+        &cited_passage(
+            passage.date,
+            &passage.title,
+            passage.section.as_deref(),
+            &passage.text,
+        ),
+    )
+}
+
 /// The figures of a text, in order, without repeats.
 pub fn figures(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
