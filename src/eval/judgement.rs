@@ -3,8 +3,8 @@
 //! politely wrapped)? Input: JSON lines `{"id", "input", "expect": "reply"|"answer", "why"}`.
 //!
 //! An input was **replied to** when the query succeeded without retrieval
-//! (`no_retrieval_needed`, no `retrieve` stage ran); it was **answered** when the `retrieve`
-//! stage ran. Anything else (a guardrail block, an incoherent input) is neither, and wrong
+//! (`no_retrieval_needed`, no retrieval ran); it was **answered** when retrieval ran: the
+//! `retrieve` stage, or `coordinate` for a question decomposed into a task graph. Anything else (a guardrail block, an incoherent input) is neither, and wrong
 //! for both expectations.
 
 use super::metrics::{median, percentile};
@@ -49,7 +49,11 @@ pub enum Outcome {
 }
 
 pub fn outcome(result: &OrchestrationResult) -> Outcome {
-    let retrieved = result.stages.iter().any(|s| s.id == "retrieve");
+    // A decomposed question retrieves inside its task graph (coordinate), not in a retrieve node.
+    let retrieved = result
+        .stages
+        .iter()
+        .any(|s| s.id == "retrieve" || s.id == "coordinate");
     if retrieved {
         Outcome::Answer
     } else if result.final_reason == FinalReason::NoRetrievalNeeded {

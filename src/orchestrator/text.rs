@@ -168,6 +168,24 @@ pub fn balance_quotes(s: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A line without its list marker: `1. `, `2) `, `- `, `* `, `• `.
+pub fn strip_list_marker(line: &str) -> &str {
+    let t = line.trim_start();
+    for m in ["- ", "* ", "\u{2022} "] {
+        if let Some(rest) = t.strip_prefix(m) {
+            return rest.trim_start();
+        }
+    }
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if (1..=3).contains(&digits) {
+        let rest = &t[digits..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return r.trim_start();
+        }
+    }
+    t
+}
+
 /// Whether `s` is a whole sentence: it starts with a capital, a digit or a quotation mark and
 /// ends with `.`, `?` or `!` (before any closing quotes or brackets), so a fragment cut from
 /// the middle of a passage is not shown as a sentence.
@@ -203,7 +221,12 @@ pub fn text_problems(text: &str) -> Vec<String> {
         out.push("markup in the text".to_string());
     }
     let mut seen: Vec<String> = Vec::new();
-    for s in sentences(&plain) {
+    // A list is read item by item; a line ending in a colon introduces it.
+    let items = plain
+        .lines()
+        .map(|l| strip_list_marker(l.trim()))
+        .filter(|l| !l.is_empty() && !l.ends_with(':'));
+    for s in items.flat_map(sentences) {
         if !is_whole_sentence(s) {
             out.push(format!("not a whole sentence: {s}"));
         }
@@ -298,6 +321,13 @@ mod tests {
         assert!(
             p.iter().any(|x| x.contains("not a whole sentence")),
             "{p:?}"
+        );
+        // A list: its heading and item numbers are layout.
+        assert!(text_problems("Part by part:\n1. Rates fell [1].\n2. Prices rose [2].").is_empty());
+        assert_eq!(strip_list_marker("12) Rates fell."), "Rates fell.");
+        assert_eq!(
+            strip_list_marker("2.5 percent was the rate."),
+            "2.5 percent was the rate."
         );
     }
 

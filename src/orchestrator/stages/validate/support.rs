@@ -60,19 +60,21 @@ pub fn cited_passage(
 
 /// How well `passage` supports `sentence` (markers in either are ignored).
 pub fn support(sentence: &str, passage: &str) -> Support {
-    let sentence = crate::orchestrator::citations::without_markers(sentence);
+    // A list item's number ("2. The Committee …") is layout, not a figure of the sentence.
+    let plain = crate::orchestrator::citations::without_markers(sentence);
+    let sentence = crate::orchestrator::text::strip_list_marker(&plain);
     let p_figures: HashSet<String> = figures(passage).into_iter().collect();
     let p_words: HashSet<String> = lower_words(passage).collect();
     let p_stems: HashSet<String> = p_words.iter().map(|w| stem(w)).collect();
-    let missing_figures = figures(&sentence)
+    let missing_figures = figures(sentence)
         .into_iter()
         .filter(|f| !p_figures.contains(f))
         .collect();
-    let missing_names = names(&sentence)
+    let missing_names = names(sentence)
         .into_iter()
         .filter(|n| !p_words.contains(&n.to_lowercase()))
         .collect();
-    let content = content_words(&sentence);
+    let content = content_words(sentence);
     let overlap = if content.is_empty() {
         1.0
     } else {
@@ -266,6 +268,23 @@ mod tests {
         assert!(!supports(
             "On March 18, 2008, the Federal Reserve announced an expansion of its securities lending program.",
             &p
+        ));
+    }
+
+    #[test]
+    fn a_list_items_number_is_not_a_figure_of_it() {
+        let p = "Voting against the action was Jeffrey M. Lacker.";
+        assert!(supports(
+            "2. Voting against the action was Jeffrey M. Lacker [1].",
+            p
+        ));
+        assert!(supports(
+            "- Voting against the action was Jeffrey M. Lacker.",
+            p
+        ));
+        assert!(!supports(
+            "Voting against the action in 2 meetings was Jeffrey M. Lacker.",
+            p
         ));
     }
 
