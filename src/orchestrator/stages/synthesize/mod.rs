@@ -5,6 +5,7 @@
 //!
 //! Slice: the mode, sentence counts, the answer and its citations `[{n, chunk_id}]`.
 
+mod acronyms;
 mod asks;
 mod contract;
 mod meeting;
@@ -59,6 +60,8 @@ const BOILERPLATE_PENALTY: f64 = 0.15;
 /// Added to the first sentence of a document that fully offers what is asked: a statement
 /// gives its decision before it elaborates.
 const FIRST_CUE_BONUS: f64 = 0.05;
+/// Taken off a sentence about a meeting's procedure unless the question asks about it.
+const PROCEDURAL_PENALTY: f64 = 0.3;
 /// Taken off a sentence about what a "besides …" clause sets aside.
 const BESIDES_PENALTY: f64 = 0.2;
 
@@ -68,6 +71,10 @@ struct Candidate {
     /// Byte offset in its document, for "first in its document".
     position: usize,
     cue: f64,
+    /// What the acronyms it uses stand for, as its passage defines them.
+    expansions: String,
+    /// A meeting's procedure (minutes approved, the next meeting's date), not its substance.
+    procedural: bool,
     score: f64,
     vector: Option<Vec<f32>>,
 }
@@ -108,12 +115,15 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             continue;
         };
         let base = passage.text.as_ptr() as usize;
+        let defs = acronyms::definitions(&passage.text);
         for s in sentences(&passage.text) {
             let text = clean_sentence(s);
             let words = text.split_whitespace().count();
             if (4..=120).contains(&words) && is_whole_sentence(&text) && !is_name_list(&text) {
                 cands.push(Candidate {
                     cue: cue(asks, &text),
+                    expansions: acronyms::expansions(&text, &defs),
+                    procedural: is_procedural(&text),
                     text,
                     hit: i,
                     position: passage.byte_start + (s.as_ptr() as usize - base),
@@ -126,7 +136,17 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     cx.cancel.check()?;
     let vectors = match &work.retrieval.query_vec {
         Some(_) if !cands.is_empty() => {
-            let texts: Vec<&str> = cands.iter().map(|c| c.text.as_str()).collect();
+            // A sentence is embedded with what its acronyms stand for ("the SRF" → "standing
+            // repurchase agreement facility").
+            let texts: Vec<String> = cands
+                .iter()
+                .map(|c| {
+                    format!("{} {}", c.text, c.expansions)
+                        .trim_end()
+                        .to_string()
+                })
+                .collect();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             retriever.embed_texts(&texts)?
         }
         _ => None,
@@ -138,9 +158,17 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let repeated = boilerplate(cx, work, &hits, &cands);
     let firsts = first_cues(&cands, &hits);
     let w_cue = if asks == Asks::Other { 0.0 } else { W_CUE };
+    let asks_procedure = is_procedural(&question) || {
+        let q = question.to_lowercase();
+        q.contains("next meeting") || q.contains("approve the minutes")
+    };
     for (i, c) in cands.iter_mut().enumerate() {
         let terms: HashSet<String> = retriever
-            .analyze(&with_context(&c.text, &hits[c.hit]))
+            .analyze(&format!(
+                "{} {}",
+                with_context(&c.text, &hits[c.hit]),
+                c.expansions
+            ))
             .into_iter()
             .collect();
         let cov = coverage(&q_terms, &terms);
@@ -163,6 +191,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         }
         if besides {
             c.score -= BESIDES_PENALTY;
+        }
+        if c.procedural && !asks_procedure {
+            c.score -= PROCEDURAL_PENALTY;
         }
     }
     let mut order: Vec<usize> = (0..cands.len()).collect();
@@ -404,6 +435,21 @@ pub fn with_context(sentence: &str, hit: &Hit) -> String {
     format!("{date}{section}{sentence}")
 }
 
+/// Sentences of a meeting's procedure: approving the previous minutes, setting the next meeting,
+/// adjourning.
+fn is_procedural(sentence: &str) -> bool {
+    let s = sentence.to_lowercase();
+    [
+        "approved the minutes",
+        "approve the minutes",
+        "next meeting of the committee",
+        "the meeting adjourned",
+        "meeting adjourned at",
+    ]
+    .iter()
+    .any(|p| s.contains(p))
+}
+
 /// Lists of names (attendance, votes) answer no question: most of their words are capitalised.
 fn is_name_list(sentence: &str) -> bool {
     let words: Vec<&str> = sentence.split_whitespace().collect();
@@ -417,6 +463,15 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn procedure_is_recognised() {
+        assert!(is_procedural("By notation vote completed on July 6, 2021, the Committee unanimously approved the minutes of the Committee meeting held on June 15–16, 2021."));
+        assert!(is_procedural("It was agreed that the next meeting of the Committee would be held on Tuesday–Wednesday, September 21–22, 2021."));
+        assert!(!is_procedural(
+            "The Committee voted unanimously to approve the establishment of the SRF."
+        ));
+    }
 
     #[test]
     fn name_lists_are_recognised() {
