@@ -57,14 +57,10 @@ mod tests {
         let d = Date::parse(date);
         Passage {
             chunk_id: "c1".into(),
-            document: "d.md".into(),
-            title: "t".into(),
             date: d,
             year: d.map(|d| d.year),
-            section: None,
             text: text.into(),
-            byte_start: 0,
-            byte_end: text.len(),
+            ..Passage::default()
         }
     }
 

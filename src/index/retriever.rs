@@ -95,7 +95,7 @@ pub struct Hit {
 
 /// A retrieved passage: a chunk's text and where it sits (for prompts, sentence selection and
 /// the passage viewer).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Passage {
     pub chunk_id: String,
     /// Path of the document relative to the corpus root.

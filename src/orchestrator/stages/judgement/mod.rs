@@ -89,7 +89,7 @@ pub fn reply_for(
         JudgementKind::Thanks => {
             "You're welcome. Ask another question about the documents whenever you like.".to_string()
         }
-        JudgementKind::Farewell => "Goodbye! Your conversation is saved; you can reopen it later.".to_string(),
+        JudgementKind::Farewell => "Goodbye! Come back with a question about the documents any time.".to_string(),
         JudgementKind::Feedback => "Thanks for telling me. If an answer missed, name the meeting (its month and year) or the decision you mean, and check the cited passages: each sentence shows what it rests on.".to_string(),
         JudgementKind::Meta => meta_reply(topic.unwrap_or(MetaTopic::Capabilities), &collection),
     }
@@ -108,7 +108,7 @@ fn meta_reply(topic: MetaTopic, collection: &str) -> String {
             "{what} Answers quote the documents, so they are in the documents' language."
         ),
         MetaTopic::Memory => format!(
-            "Within a conversation I read a follow-up (\"and in 2021?\") in the light of the questions before it, and the conversation is saved. {what}"
+            "Within a conversation I read a follow-up (\"and in 2021?\") in the light of the questions before it. {what}"
         ),
         MetaTopic::Identity => format!(
             "I'm fathom, an assistant for asking questions of a folder of dated documents. {what}"
@@ -138,13 +138,10 @@ mod tests {
             Passage {
                 chunk_id: date.into(),
                 document: format!("{date}_statement.md"),
-                title: "t".into(),
                 date: d,
                 year: d.map(|d| d.year),
-                section: None,
                 text: text.into(),
-                byte_start: 0,
-                byte_end: text.len(),
+                ..Passage::default()
             }
         };
         Arc::new(MemoryRetriever::new(
