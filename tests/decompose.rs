@@ -114,6 +114,7 @@ async fn a_trend_is_answered_meeting_by_meeting_with_a_citation_per_line() {
         path(&r),
         [
             "guardrail",
+            "judgement",
             "plan",
             "decompose",
             "coordinate",

@@ -107,6 +107,7 @@ async fn answers_the_march_2020_question_with_a_validated_citation() {
         ran(&r),
         vec![
             "guardrail",
+            "judgement",
             "plan",
             "retrieve",
             "rerank",
@@ -150,11 +151,11 @@ async fn answers_the_march_2020_question_with_a_validated_citation() {
     // Honest records: the rule that chose each stage, its priority, the timeout enforced.
     assert_eq!(r.dispatches[0].request.reason, "entry of topology qa");
     assert_eq!(
-        r.dispatches[5].request.reason,
+        r.dispatches[6].request.reason,
         "rule retrieval_sufficient: evaluate → synthesize"
     );
     assert!(r.dispatches.iter().all(|d| d.request.timeout_ms > 0));
-    let evaluate = &r.dispatches[4].response;
+    let evaluate = &r.dispatches[5].response;
     assert_eq!(
         evaluate.confidence,
         r.cached_state["evaluate"]["mean_relevance"].as_f64(),
@@ -167,7 +168,7 @@ async fn incoherent_input_is_rejected_before_any_specialist_stage() {
     let (r, _) = ask("qwrtzp xkcdvb asdfgh", vec![]).await;
     assert_eq!(r.state, ManagerState::Fail);
     assert_eq!(r.final_reason, FinalReason::Incoherent);
-    assert_eq!(ran(&r), vec!["guardrail", "plan", "respond"]);
+    assert_eq!(ran(&r), vec!["guardrail", "judgement", "plan", "respond"]);
     assert!(r.plan.unwrap().coherence_reason.is_some());
     assert!(!r.answer.is_empty());
 }
@@ -191,7 +192,20 @@ async fn small_talk_needs_no_retrieval() {
     let (r, _) = ask("hello", vec![]).await;
     assert_eq!(r.state, ManagerState::Success);
     assert_eq!(r.final_reason, FinalReason::NoRetrievalNeeded);
-    assert_eq!(ran(&r), vec!["guardrail", "plan", "respond"]);
+    assert_eq!(ran(&r), vec!["guardrail", "judgement", "respond"]);
+    assert!(r.citations.is_empty());
+    // A meta question is answered from the collection itself: its size and years.
+    let (r, _) = ask("Which documents do you have?", vec![]).await;
+    assert_eq!(ran(&r), vec!["guardrail", "judgement", "respond"]);
+    assert!(r.answer.contains("224 documents dated"), "{}", r.answer);
+    // A question wrapped in politeness is still answered.
+    let (r, _) = ask(
+        "Hi, thanks! And what did the Committee decide in March 2020?",
+        vec![],
+    )
+    .await;
+    assert!(ran(&r).contains(&"retrieve".to_string()), "{:?}", ran(&r));
+    assert!(!r.citations.is_empty(), "{}", r.answer);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

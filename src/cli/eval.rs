@@ -1,11 +1,13 @@
-//! `fathom eval`: retrieval quality on a BEIR dataset or a file of questions with cited files.
-//! Each dataset gets its own index under `<data dir>/eval/<name>`, reused across runs.
+//! `fathom eval`: retrieval quality on a BEIR dataset or a file of questions with cited files;
+//! with `--answers`, the whole pipeline's answers on those questions; with `--judgement`, which
+//! inputs get a direct reply and which a retrieved answer. Each dataset gets its own index under
+//! `<data dir>/eval/<name>`, reused across runs.
 
 use super::index::index_corpus;
 use super::UsageError;
 use fathom::config::Config;
-use fathom::eval::{beir, multidoc, qa};
-use fathom::index::open::{load_embedder, open_retriever};
+use fathom::eval::{answers, beir, judgement, multidoc, qa};
+use fathom::index::open::{load_embedder, open_retriever, EmbedderStatus};
 use fathom::index::Retriever;
 use fathom::index::SearchMode;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
     /// A BEIR-layout folder: corpus.jsonl, queries.jsonl, qrels/*.tsv.
-    #[arg(long, value_name = "DIR", conflicts_with = "qa")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["qa", "judgement"])]
     beir: Option<PathBuf>,
     /// Relevance judgements to use (default qrels/test.tsv, or the only .tsv in qrels/).
     #[arg(long, value_name = "FILE", requires = "beir")]
@@ -25,6 +27,13 @@ pub struct EvalArgs {
     /// With --qa: run the whole pipeline on each question and check the answer and citations.
     #[arg(long, requires = "qa")]
     answers: bool,
+    /// With --qa: only the items whose `source` is this (`statement` or `minutes`).
+    #[arg(long, value_name = "SOURCE", requires = "qa")]
+    source: Option<String>,
+    /// A JSON-lines file of inputs with `input` and `expect` (`reply` or `answer`): checks which
+    /// get a direct reply and which a retrieved answer; needs --corpus.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["qa", "multidoc"])]
+    judgement: Option<PathBuf>,
     /// A JSON-lines file of questions that need several documents (eval/MULTIDOC.md): runs each
     /// and reports sides cited, figures stated, citation precision and latency; needs --corpus.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["qa", "beir"])]
@@ -40,11 +49,12 @@ pub fn run(cfg: &Config, args: &EvalArgs) -> anyhow::Result<ExitCode> {
     if let Some(file) = &args.multidoc {
         return run_multidoc(cfg, file, args);
     }
-    match (&args.beir, &args.qa) {
-        (Some(dir), None) => run_beir(cfg, dir, args),
-        (None, Some(file)) => run_qa(cfg, file, args),
+    match (&args.beir, &args.qa, &args.judgement) {
+        (Some(dir), None, None) => run_beir(cfg, dir, args),
+        (None, Some(file), None) => run_qa(cfg, file, args),
+        (None, None, Some(file)) => run_judgement(cfg, file, args),
         _ => Err(UsageError(
-            "give --beir DIR, --qa FILE --corpus DIR or --multidoc FILE --corpus DIR".into(),
+            "give --beir DIR, --qa FILE --corpus DIR, --multidoc FILE --corpus DIR or --judgement FILE --corpus DIR".into(),
         )
         .into()),
     }
@@ -131,18 +141,7 @@ fn run_beir(cfg: &Config, dir: &Path, args: &EvalArgs) -> anyhow::Result<ExitCod
 /// `--qa`).
 fn corpus_engine(cfg: &Config, json: bool) -> anyhow::Result<fathom::orchestrator::api::Engine> {
     let corpus = super::corpus_dir(cfg)?;
-    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
-    let status = load_embedder(&ecfg);
-    if let Some(n) = status.notice() {
-        errln!("note: {n}");
-    }
-    let report = index_corpus(&ecfg, &corpus, status.embedder(), false, json)?;
-    errln!(
-        "index: {} documents, {} chunks, {:.1} s",
-        report.documents,
-        report.chunks,
-        report.seconds
-    );
+    let (ecfg, status) = indexed_eval_config(cfg, &corpus, json)?;
     drop(status);
     super::ask::engine(&ecfg, true)
 }
@@ -150,11 +149,7 @@ fn corpus_engine(cfg: &Config, json: bool) -> anyhow::Result<fathom::orchestrato
 fn run_multidoc(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let items = multidoc::load(file)?;
     let engine = corpus_engine(cfg, args.json)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let s = rt.block_on(multidoc::evaluate(&engine, &items));
+    let s = runtime()?.block_on(multidoc::evaluate(&engine, &items));
     if args.json {
         super::print_json(&serde_json::to_string_pretty(
             &serde_json::json!({ "file": file.display().to_string(), "multidoc": s }),
@@ -189,58 +184,29 @@ fn run_multidoc(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<Ex
 
 fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
     let corpus = super::corpus_dir(cfg)?;
-    let items = qa::load(file)?;
-    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(&corpus)));
-    let status = load_embedder(&ecfg);
-    if let Some(n) = status.notice() {
-        errln!("note: {n}");
+    let mut items = qa::load(file)?;
+    if let Some(source) = &args.source {
+        items.retain(|i| i.source.as_deref() == Some(source.as_str()));
+        if items.is_empty() {
+            return Err(UsageError(format!(
+                "no item of {} has source {source:?}",
+                file.display()
+            ))
+            .into());
+        }
     }
-    let report = index_corpus(&ecfg, &corpus, status.embedder(), false, args.json)?;
-    errln!(
-        "index: {} documents, {} chunks, {:.1} s",
-        report.documents,
-        report.chunks,
-        report.seconds
-    );
+    let (ecfg, status) = indexed_eval_config(cfg, &corpus, args.json)?;
     if args.answers {
         let engine = super::ask::engine(&ecfg, true)?;
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
-        let scores = rt.block_on(qa::evaluate_answers(&engine, &items));
+        let scores = runtime()?.block_on(answers::evaluate_answers(&engine, &items));
         if args.json {
-            super::print_json(&serde_json::to_string_pretty(
-                &serde_json::json!({ "file": file.display().to_string(), "answers": scores }),
-            )?);
+            super::print_json(&serde_json::to_string_pretty(&serde_json::json!({
+                "file": file.display().to_string(),
+                "source": args.source,
+                "answers": scores
+            }))?);
         } else {
-            outln!(
-                "{} · {} questions · whole pipeline (offline)",
-                file.display(),
-                scores.items
-            );
-            outln!("cited file among citations: {:.3}", scores.cited);
-            match scores.correct {
-                Some(c) => outln!("correct rate or action:     {c:.3}"),
-                None => outln!("correct rate or action:     n/a (no expected values)"),
-            }
-            outln!(
-                "end-to-end latency: median {:.0} ms, p95 {:.0} ms",
-                scores.median_ms,
-                scores.p95_ms
-            );
-            outln!("final reasons: {:?}", scores.final_reasons);
-            outln!(
-                "retrieval mean relevance p10/p50/p90: {:?}",
-                scores.relevance_quantiles
-            );
-            outln!(
-                "answer confidence p10/p50/p90: {:?}",
-                scores.confidence_quantiles
-            );
-            for f in &scores.failures {
-                outln!("  {f}");
-            }
+            print_answers(file, args.source.as_deref(), &scores);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -278,6 +244,147 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
                 "not in the top 5 without a year filter: {}",
                 s.misses.join(", ")
             );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The eval config for a question set over `corpus`, with the corpus indexed (reused when
+/// unchanged).
+fn indexed_eval_config(
+    cfg: &Config,
+    corpus: &Path,
+    json: bool,
+) -> anyhow::Result<(Config, EmbedderStatus)> {
+    let ecfg = eval_config(cfg, &format!("qa-{}", folder_name(corpus)));
+    let status = load_embedder(&ecfg);
+    if let Some(n) = status.notice() {
+        errln!("note: {n}");
+    }
+    let report = index_corpus(&ecfg, corpus, status.embedder(), false, json)?;
+    errln!(
+        "index: {} documents, {} chunks, {:.1} s",
+        report.documents,
+        report.chunks,
+        report.seconds
+    );
+    Ok((ecfg, status))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
+fn print_answers(file: &Path, source: Option<&str>, s: &answers::QaAnswerScores) {
+    let only = source.map(|s| format!(" (source {s})")).unwrap_or_default();
+    outln!(
+        "{}{only} · {} questions · whole pipeline (offline)",
+        file.display(),
+        s.items
+    );
+    match s.correct {
+        Some(c) => outln!(
+            "correct:            {} of {} checkable",
+            pct(c),
+            s.checkable
+        ),
+        None => outln!("correct:            n/a (no expected values)"),
+    }
+    outln!("cited:              {}", pct(s.cited));
+    match s.citation_precision {
+        Some(p) => outln!(
+            "citation precision: {p:.3} ({} sentence-citation pairs; {} answers kept an unsupported only citation)",
+            s.citation_pairs, s.kept_unsupported
+        ),
+        None => outln!("citation precision: n/a (no citations)"),
+    }
+    outln!("clean text:         {}", pct(s.clean_text));
+    outln!(
+        "latency:            median {:.0} ms, p95 {:.0} ms",
+        s.median_ms,
+        s.p95_ms
+    );
+    outln!("final reasons:      {:?}", s.final_reasons);
+    outln!(
+        "retrieval mean relevance p10/p50/p90: {:?}",
+        s.relevance_quantiles
+    );
+    outln!(
+        "answer confidence p10/p50/p90:        {:?}",
+        s.confidence_quantiles
+    );
+    for (title, table) in [("kind", &s.by_kind), ("source", &s.by_source)] {
+        if table.len() < 2 && table.keys().all(|k| k == "unlabelled") {
+            continue;
+        }
+        outln!(
+            "{:<12} {:>5} {:>9} {:>8}",
+            title,
+            "items",
+            "correct",
+            "cited"
+        );
+        for (k, b) in table {
+            let correct = b.correct_rate().map_or("n/a".to_string(), pct);
+            outln!(
+                "{:<12} {:>5} {:>9} {:>8}",
+                k,
+                b.items,
+                correct,
+                pct(b.cited_rate())
+            );
+        }
+    }
+    for f in &s.failures {
+        outln!("  {f}");
+    }
+    for u in &s.unsupported {
+        outln!("  unsupported {u}");
+    }
+    for p in &s.text_problems {
+        outln!("  text {p}");
+    }
+}
+
+fn run_judgement(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let items = judgement::load(file)?;
+    let engine = corpus_engine(cfg, args.json)?;
+    let s = runtime()?.block_on(judgement::evaluate(&engine, &items));
+    if args.json {
+        super::print_json(&serde_json::to_string_pretty(
+            &serde_json::json!({ "file": file.display().to_string(), "judgement": s }),
+        )?);
+    } else {
+        outln!(
+            "{} · {} inputs · whole pipeline (offline)",
+            file.display(),
+            s.items
+        );
+        outln!("handled as expected: {} ", pct(s.accuracy));
+        outln!(
+            "direct reply:        {} of {} expected",
+            s.reply_correct,
+            s.reply_items
+        );
+        outln!(
+            "retrieved answer:    {} of {} expected",
+            s.answer_correct,
+            s.answer_items
+        );
+        outln!(
+            "latency:             median {:.0} ms, p95 {:.0} ms",
+            s.median_ms,
+            s.p95_ms
+        );
+        for f in &s.failures {
+            outln!("  {f}");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -80,9 +80,18 @@ pub fn first_action(text: &str) -> Option<i32> {
         let down = ["lower", "reduce", "decrease", "cut "]
             .iter()
             .any(|v| sentence.contains(v));
-        let hold = ["maintain", "keep", "leave", "left unchanged", "unchanged"]
-            .iter()
-            .any(|v| sentence.contains(v));
+        // "reaffirmed its view that the current … range … remains appropriate" is the
+        // statements' other way of saying the target was left where it was.
+        let hold = [
+            "maintain",
+            "keep",
+            "leave",
+            "left unchanged",
+            "unchanged",
+            "remains appropriate",
+        ]
+        .iter()
+        .any(|v| sentence.contains(v));
         if !(up || down || hold) || !sentence.contains("rate") {
             continue;
         }
@@ -144,5 +153,6 @@ mod tests {
         assert_eq!(first_action("The Committee decided today to keep its target for the federal funds rate at 6-1/2 percent."), Some(0));
         assert_eq!(first_action("reduce its target for the federal funds rate 3/4 of a percentage point to 2-1/4 percent."), Some(-75));
         assert_eq!(first_action("Inflation was low."), None);
+        assert_eq!(first_action("the Committee today reaffirmed its view that the current 0 to 1/4 percent target range for the federal funds rate remains appropriate."), Some(0));
     }
 }

@@ -1,7 +1,9 @@
 //! Retrieval and answer-quality evaluation.
 
 pub mod answer_check;
+pub mod answers;
 pub mod beir;
+pub mod judgement;
 pub mod metrics;
 pub mod multidoc;
 pub mod qa;
@@ -33,6 +35,25 @@ pub fn read_jsonl<T: for<'de> serde::Deserialize<'de>>(path: &Path) -> Result<Ve
                 .map_err(|e| EvalError::Input(format!("{}:{}: {e}", path.display(), i + 1)))
         })
         .collect()
+}
+
+/// Runs one input through the whole pipeline, as a session would, and times it in milliseconds.
+pub async fn ask_timed(
+    engine: &crate::orchestrator::api::Engine,
+    query: &str,
+    query_id: String,
+) -> (crate::orchestrator::types::OrchestrationResult, f64) {
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let req = crate::orchestrator::driver::AskRequest {
+        query: query.to_string(),
+        requested_years: Vec::new(),
+        session_id: "eval".into(),
+        query_id,
+        context: Vec::new(),
+    };
+    let t = std::time::Instant::now();
+    let result = engine.ask(req, &tx).await;
+    (result, t.elapsed().as_secs_f64() * 1000.0)
 }
 
 impl EvalError {

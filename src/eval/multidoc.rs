@@ -7,11 +7,9 @@ use super::qa::is_cited;
 use super::support::citation_pairs;
 use super::EvalError;
 use crate::orchestrator::api::{Engine, IntentType, OrchestrationResult};
-use crate::orchestrator::driver::AskRequest;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Instant;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Side {
@@ -153,17 +151,7 @@ pub async fn evaluate(engine: &Engine, items: &[MultidocItem]) -> MultidocScores
     let passage = move |id: &str| retriever.passage(id);
     let mut details = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let req = AskRequest {
-            query: item.question.clone(),
-            requested_years: Vec::new(),
-            session_id: "eval".into(),
-            query_id: format!("multidoc{i}"),
-            context: Vec::new(),
-        };
-        let t = Instant::now();
-        let result = engine.ask(req, &tx).await;
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let (result, ms) = super::ask_timed(engine, &item.question, format!("multidoc{i}")).await;
         details.push(score_item(item, &result, &passage, ms));
     }
     summarise(details)

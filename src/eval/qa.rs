@@ -1,6 +1,9 @@
-//! Question-answer evaluation: does retrieval put the cited document at the top?
+//! Question sets and retrieval evaluation: does retrieval put the cited document at the top?
+//! The whole-pipeline evaluation of the same items is [`super::answers`].
 //!
-//! Input: JSON lines with `question`, `cites` (file names) and an optional `year`.
+//! Input: JSON lines with `question`, `cites` (file names) and an optional `year`; answer sets
+//! add `kind`, `source`, `expect_all`/`expect_any` phrases, and rate items the expected value
+//! (`answer_value_lower/upper`) or move (`change_bp`). `eval/README.md` describes the sets.
 
 use super::metrics::{dedup_documents, median};
 use super::EvalError;
@@ -27,6 +30,19 @@ pub struct QaItem {
     pub change_bp: Option<i32>,
     #[serde(default)]
     pub evidence: Option<String>,
+    /// What the question asks: `rate`, `decision`, `reason`, `vote`, `schedule`, `amount`,
+    /// `description` (answer sets; the dev set has none).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Which kind of file states the evidence: `statement` or `minutes`.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Phrases a correct answer contains, every one of them.
+    #[serde(default)]
+    pub expect_all: Vec<String>,
+    /// Phrases of which a correct answer contains at least one.
+    #[serde(default)]
+    pub expect_any: Vec<String>,
 }
 
 pub fn load(path: &Path) -> Result<Vec<QaItem>, EvalError> {
@@ -122,125 +138,5 @@ mod tests {
         assert_eq!(items[0].year, Some(2020));
         std::fs::write(&p, "{\"question\":1}\n").unwrap();
         assert!(load(&p).unwrap_err().to_string().contains(":1:"));
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct QaAnswerScores {
-    pub items: usize,
-    /// Share of items whose cited file is among the answer's citations.
-    pub cited: f64,
-    /// Share of checkable items whose answer states the expected rate or action (`None` when
-    /// no item carries an expected value).
-    pub correct: Option<f64>,
-    pub median_ms: f64,
-    pub p95_ms: f64,
-    /// How many items ended with each final reason.
-    pub final_reasons: std::collections::BTreeMap<String, usize>,
-    /// Quantiles (p10, p50, p90) of the evaluate stage's mean relevance and of the confidence.
-    pub relevance_quantiles: [f64; 3],
-    pub confidence_quantiles: [f64; 3],
-    /// Items answered wrongly or without the cited file: `id: what was wrong`.
-    pub failures: Vec<String>,
-}
-
-/// Whether an answer states what the item expects; `None` when the item expects nothing checkable.
-pub fn answer_is_correct(item: &QaItem, answer: &str) -> Option<bool> {
-    let body = answer;
-    if let Some(bp) = item.change_bp {
-        return Some(super::answer_check::first_action(body) == Some(bp));
-    }
-    match (item.answer_value_lower, item.answer_value_upper) {
-        (Some(lo), Some(hi)) => Some(super::answer_check::states_value(body, lo, hi)),
-        _ => None,
-    }
-}
-
-/// Runs the whole pipeline on every item and checks citations and answers.
-pub async fn evaluate_answers(
-    engine: &crate::orchestrator::api::Engine,
-    items: &[QaItem],
-) -> QaAnswerScores {
-    use crate::orchestrator::driver::AskRequest;
-    let (mut cited, mut correct, mut checkable) = (0usize, 0usize, 0usize);
-    let mut times = Vec::with_capacity(items.len());
-    let mut failures = Vec::new();
-    let mut reasons = std::collections::BTreeMap::new();
-    let (mut relevances, mut confidences) = (Vec::new(), Vec::new());
-    for (i, item) in items.iter().enumerate() {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let req = AskRequest {
-            query: item.question.clone(),
-            requested_years: Vec::new(),
-            session_id: "eval".into(),
-            query_id: format!("eval{i}"),
-            context: Vec::new(),
-        };
-        let t = Instant::now();
-        let result = engine.ask(req, &tx).await;
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
-        *reasons
-            .entry(result.final_reason.as_str().to_string())
-            .or_insert(0) += 1;
-        if let Some(r) = result
-            .cached_state
-            .get("evaluate")
-            .and_then(|e| e["mean_relevance"].as_f64())
-        {
-            relevances.push(r);
-        }
-        if let Some(c) = result.confidence {
-            confidences.push(c);
-        }
-        // Items without cited files are questions the documents do not answer: citing nothing is right.
-        let has_cite = if item.cites.is_empty() {
-            result.citations.is_empty()
-        } else {
-            result
-                .citations
-                .iter()
-                .any(|c| is_cited(&c.document, &item.cites))
-        };
-        cited += usize::from(has_cite);
-        let ok = answer_is_correct(item, &result.answer);
-        if let Some(ok) = ok {
-            checkable += 1;
-            correct += usize::from(ok);
-        }
-        if !has_cite || ok == Some(false) {
-            let first = result
-                .answer
-                .replace('\n', " ")
-                .chars()
-                .take(160)
-                .collect::<String>();
-            failures.push(format!(
-                "{}: cited={has_cite} correct={ok:?} answer: {first}",
-                if item.id.is_empty() {
-                    &item.question
-                } else {
-                    &item.id
-                }
-            ));
-        }
-    }
-    let n = items.len().max(1) as f64;
-    let q = |v: &[f64]| {
-        [
-            super::metrics::percentile(v, 0.1),
-            median(v),
-            super::metrics::percentile(v, 0.9),
-        ]
-    };
-    QaAnswerScores {
-        final_reasons: reasons,
-        relevance_quantiles: q(&relevances),
-        confidence_quantiles: q(&confidences),
-        items: items.len(),
-        cited: cited as f64 / n,
-        correct: (checkable > 0).then(|| correct as f64 / checkable as f64),
-        median_ms: median(&times),
-        p95_ms: super::metrics::percentile(&times, 0.95),
-        failures,
     }
 }

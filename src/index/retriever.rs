@@ -69,7 +69,7 @@ pub struct RetrievalSettings {
 }
 
 /// One retrieved chunk with every score that placed it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Hit {
     pub rank: usize,
     pub chunk_id: String,
@@ -95,7 +95,7 @@ pub struct Hit {
 
 /// A retrieved passage: a chunk's text and where it sits (for prompts, sentence selection and
 /// the passage viewer).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Passage {
     pub chunk_id: String,
     /// Path of the document relative to the corpus root.

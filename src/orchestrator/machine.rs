@@ -286,6 +286,7 @@ mod tests {
     fn qa_facts(node: &str, level: f64, attempts: &mut u8) -> Outcome {
         done(match node {
             "guardrail" => Facts::new().flag("blocked", false),
+            "judgement" => Facts::new().flag("small_talk", false),
             "plan" => Facts::new()
                 .flag("incoherent", false)
                 .flag("needs_retrieval", true),
@@ -309,6 +310,7 @@ mod tests {
             path,
             [
                 "guardrail",
+                "judgement",
                 "plan",
                 "retrieve",
                 "rerank",
@@ -422,7 +424,7 @@ mod tests {
         let (mut m, _) = Machine::start(&t);
         assert_eq!(
             node(&m.step(&t, &carry_on, Outcome::ModelFellBack { reason: "x".into() })),
-            "plan"
+            "judgement"
         );
     }
 
@@ -479,7 +481,7 @@ mod tests {
                     query_deadline: false
                 }
             )),
-            "plan"
+            "judgement"
         );
         let fail = ErrorPolicy {
             on_timeout: OnTimeout::FailFast,

@@ -89,6 +89,8 @@ pub struct Verdict {
 #[derive(Debug, Clone, Default)]
 pub struct Work {
     pub guardrail: Option<GuardrailsViolationError>,
+    /// Small talk or an inquiry, and the direct reply to small talk.
+    pub judgement: Option<super::stages::judgement::Judgement>,
     pub plan: Option<ExecutionPlan>,
     pub retrieval: RetrievalWork,
     pub answer: AnswerWork,

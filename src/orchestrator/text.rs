@@ -1,8 +1,9 @@
 //! Small text utilities shared by the offline stages.
 
 /// Splits text into sentences at `.`, `?`, `!` followed by whitespace, and at blank lines.
-/// Abbreviation-like periods (a single capital letter or a digit before the period followed by
-/// a digit) do not end a sentence.
+/// A full stop does not end a sentence after an initial ("Jerome H. Powell", "U.S."), after a
+/// title or abbreviation ("Mr.", "St.", "e.g."), or when the next word starts in lower case
+/// ("8:00 a.m. on Tuesday"): a sentence never starts in lower case.
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -14,9 +15,16 @@ pub fn sentences(text: &str) -> Vec<&str> {
             '.' | '?' | '!' => {
                 let prev = k.checked_sub(1).map(|j| chars[j].1);
                 let prev2 = k.checked_sub(2).map(|j| chars[j].1);
-                let initial = prev.is_some_and(|p| p.is_uppercase())
+                let initial = ch == '.'
+                    && prev.is_some_and(|p| p.is_uppercase())
                     && prev2.is_none_or(|p| !p.is_alphanumeric());
-                next.is_none_or(char::is_whitespace) && !initial
+                let abbreviation = ch == '.' && is_abbreviation(&text[..i]);
+                let next_word = chars[k + 1..]
+                    .iter()
+                    .map(|c| c.1)
+                    .find(|c| !c.is_whitespace());
+                let lower_next = ch == '.' && next_word.is_some_and(char::is_lowercase);
+                next.is_none_or(char::is_whitespace) && !initial && !abbreviation && !lower_next
             }
             '\n' => next == Some('\n'),
             _ => false,
@@ -28,6 +36,22 @@ pub fn sentences(text: &str) -> Vec<&str> {
     }
     push(&mut out, &text[start..]);
     out
+}
+
+/// Abbreviations after which a full stop does not end a sentence.
+const ABBREVIATIONS: [&str; 16] = [
+    "mr", "mrs", "ms", "messrs", "dr", "st", "jr", "sr", "no", "vs", "etc", "e.g", "i.e", "gov",
+    "inc", "co",
+];
+
+/// Whether `before` (the text up to a full stop) ends with an abbreviation.
+fn is_abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
+        .next()
+        .unwrap_or("");
+    let lower = word.to_lowercase();
+    ABBREVIATIONS.contains(&lower.as_str())
 }
 
 fn push<'a>(out: &mut Vec<&'a str>, s: &'a str) {
@@ -57,6 +81,164 @@ pub fn jaccard(a: &str, b: &str) -> f64 {
     }
 }
 
+/// A sentence as an answer shows it: whitespace collapsed, markup removed (headings, bullets,
+/// emphasis, code ticks, HTML tags) and quotation marks balanced by dropping the unmatched ones.
+pub fn clean_sentence(s: &str) -> String {
+    let mut t = strip_tags(s);
+    for m in ["**", "__", "`"] {
+        t = t.replace(m, "");
+    }
+    let words: Vec<&str> = t
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "*" | "#" | "##" | "###" | "•"))
+        .collect();
+    // A removed tag leaves a space before the punctuation that followed it.
+    let mut t = words
+        .join(" ")
+        .replace(" .", ".")
+        .replace(" ,", ",")
+        .replace(" ;", ";");
+    while let Some(rest) = ["# ", "> ", "- ", "* ", "• "]
+        .iter()
+        .find_map(|m| t.strip_prefix(m))
+    {
+        t = rest.trim_start().to_string();
+    }
+    balance_quotes(t.trim_start_matches('#').trim())
+}
+
+/// `<b>`, `</p>`, `<br/>`: anything that looks like an HTML tag.
+fn strip_tags(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let tag = after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/');
+        match (tag, after.find('>')) {
+            (true, Some(close)) if !after[..close].contains('<') => {
+                out.push_str(&rest[..open]);
+                out.push(' ');
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Drops quotation marks that have no partner: a closing curly quote with none open, opening
+/// ones never closed, and one straight quote of an odd count (the first when the sentence
+/// starts with it, else the last).
+pub fn balance_quotes(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut drop = vec![false; chars.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (i, c) in chars.iter().enumerate() {
+        match c {
+            '\u{201C}' => open.push(i),
+            '\u{201D}' if open.pop().is_none() => drop[i] = true,
+            _ => {}
+        }
+    }
+    for i in open {
+        drop[i] = true;
+    }
+    let straight: Vec<usize> = (0..chars.len()).filter(|&i| chars[i] == '"').collect();
+    if straight.len() % 2 == 1 {
+        let i = if straight[0] == 0 {
+            straight[0]
+        } else {
+            straight[straight.len() - 1]
+        };
+        drop[i] = true;
+    }
+    let out: String = chars
+        .iter()
+        .zip(drop)
+        .filter(|(_, d)| !d)
+        .map(|(c, _)| *c)
+        .collect();
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A line without its list marker: `1. `, `2) `, `- `, `* `, `• `.
+pub fn strip_list_marker(line: &str) -> &str {
+    let t = line.trim_start();
+    for m in ["- ", "* ", "\u{2022} "] {
+        if let Some(rest) = t.strip_prefix(m) {
+            return rest.trim_start();
+        }
+    }
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if (1..=3).contains(&digits) {
+        let rest = &t[digits..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+            return r.trim_start();
+        }
+    }
+    t
+}
+
+/// Whether `s` is a whole sentence: it starts with a capital, a digit or a quotation mark and
+/// ends with `.`, `?` or `!` (before any closing quotes or brackets), so a fragment cut from
+/// the middle of a passage is not shown as a sentence.
+pub fn is_whole_sentence(s: &str) -> bool {
+    let start = s
+        .chars()
+        .find(|c| !matches!(c, '"' | '\u{201C}' | '\u{2018}' | '(' | '['));
+    let end = s
+        .trim_end()
+        .chars()
+        .rev()
+        .find(|c| !matches!(c, '"' | '\u{201D}' | '\u{2019}' | ')' | ']'));
+    start.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        && end.is_some_and(|c| matches!(c, '.' | '?' | '!'))
+}
+
+/// What is wrong with an answer's text as prose: unbalanced quotation marks, markup,
+/// a sentence that is not whole, a sentence said twice. Empty when the text is clean.
+pub fn text_problems(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let plain = super::citations::without_markers(text);
+    if balance_quotes(&plain) != plain.split_whitespace().collect::<Vec<_>>().join(" ") {
+        out.push("unbalanced quotation marks".to_string());
+    }
+    if plain.contains("**")
+        || plain.contains('`')
+        || strip_tags(&plain) != plain
+        || plain.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with('#') || l.starts_with("* ") || l.starts_with("> ")
+        })
+    {
+        out.push("markup in the text".to_string());
+    }
+    let mut seen: Vec<String> = Vec::new();
+    // A list is read item by item; a line ending in a colon introduces it.
+    let items = plain
+        .lines()
+        .map(|l| strip_list_marker(l.trim()))
+        .filter(|l| !l.is_empty() && !l.ends_with(':'));
+    for s in items.flat_map(sentences) {
+        if !is_whole_sentence(s) {
+            out.push(format!("not a whole sentence: {s}"));
+        }
+        let key = words(s).join(" ");
+        if seen.contains(&key) {
+            out.push(format!("sentence repeated: {s}"));
+        }
+        seen.push(key);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +257,77 @@ mod tests {
                 "Yes",
                 "Next para"
             ]
+        );
+    }
+
+    #[test]
+    fn abbreviations_and_lower_case_continuations_do_not_end_sentences() {
+        let s = sentences(
+            "With Mr. Poole dissenting, the Committee voted. Banks of St. Louis and Kansas City approved. The meeting began at 8:00 a.m. on Tuesday. The U.S. economy grew.",
+        );
+        assert_eq!(
+            s,
+            vec![
+                "With Mr. Poole dissenting, the Committee voted.",
+                "Banks of St. Louis and Kansas City approved.",
+                "The meeting began at 8:00 a.m. on Tuesday.",
+                "The U.S. economy grew."
+            ]
+        );
+    }
+
+    #[test]
+    fn cleaning_removes_markup_and_unmatched_quotes() {
+        assert_eq!(
+            clean_sentence("## The **rate** was   cut."),
+            "The rate was cut."
+        );
+        assert_eq!(
+            clean_sentence("* Bank of Canada * Bank of Japan"),
+            "Bank of Canada Bank of Japan"
+        );
+        assert_eq!(clean_sentence("<p>Rates <b>rose</b>.</p>"), "Rates rose.");
+        assert_eq!(
+            clean_sentence("\"The Committee will act as appropriate."),
+            "The Committee will act as appropriate."
+        );
+        assert_eq!(
+            clean_sentence("It kept the \u{201C}extended period\u{201D} language.\u{201D}"),
+            "It kept the \u{201C}extended period\u{201D} language."
+        );
+        assert_eq!(
+            clean_sentence("It said \u{201C}patient."),
+            "It said patient."
+        );
+        assert_eq!(clean_sentence("a < b and c > d."), "a < b and c > d.");
+        assert_eq!(
+            balance_quotes("He said \"wait\" twice."),
+            "He said \"wait\" twice."
+        );
+    }
+
+    #[test]
+    fn whole_sentences_and_text_problems() {
+        assert!(is_whole_sentence("The Committee decided to act."));
+        assert!(is_whole_sentence("\u{201C}We will act.\u{201D}"));
+        assert!(is_whole_sentence("2008 was hard."));
+        assert!(!is_whole_sentence("and the rate was cut."));
+        assert!(!is_whole_sentence("The rate was cut to"));
+        assert!(text_problems("Rates fell [1]. Prices rose [2].").is_empty());
+        let p = text_problems("\"Rates fell [1]. Rates fell [2]. **Bold** and cut off");
+        assert!(p.iter().any(|x| x.contains("quotation")), "{p:?}");
+        assert!(p.iter().any(|x| x.contains("markup")), "{p:?}");
+        assert!(p.iter().any(|x| x.contains("repeated")), "{p:?}");
+        assert!(
+            p.iter().any(|x| x.contains("not a whole sentence")),
+            "{p:?}"
+        );
+        // A list: its heading and item numbers are layout.
+        assert!(text_problems("Part by part:\n1. Rates fell [1].\n2. Prices rose [2].").is_empty());
+        assert_eq!(strip_list_marker("12) Rates fell."), "Rates fell.");
+        assert_eq!(
+            strip_list_marker("2.5 percent was the rate."),
+            "2.5 percent was the rate."
         );
     }
 

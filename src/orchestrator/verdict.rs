@@ -16,6 +16,12 @@ pub fn decide(work: &Work) -> (Verdict, String) {
             g.safe_reply.clone(),
         );
     }
+    if let Some(reply) = work.judgement.as_ref().and_then(|j| j.reply.as_ref()) {
+        return (
+            verdict(ManagerState::Success, FinalReason::NoRetrievalNeeded),
+            reply.clone(),
+        );
+    }
     if let Some(p) = &work.plan {
         if p.coherence == Coherence::Incoherent {
             return (

@@ -7,6 +7,7 @@ pub mod coordinate;
 pub mod decompose;
 pub mod evaluate;
 pub mod guardrail;
+pub mod judgement;
 pub mod plan;
 pub mod reflect;
 pub mod reformulate;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 pub fn all() -> Vec<Arc<dyn Stage>> {
     vec![
         Arc::new(guardrail::Guardrail),
+        Arc::new(judgement::JudgementStage),
         Arc::new(plan::Plan),
         Arc::new(decompose::Decompose),
         Arc::new(coordinate::Coordinate::default()),
@@ -90,6 +92,7 @@ mod tests {
             names,
             [
                 "guardrail",
+                "judgement",
                 "plan",
                 "decompose",
                 "reformulate",

@@ -1,10 +1,10 @@
-//! The QA topology (ARCHITECTURE §2): guardrail → plan → retrieve → rerank → evaluate →
+//! The QA topology (ARCHITECTURE §2): guardrail → judgement → plan → retrieve → rerank → evaluate →
 //! (reformulate → retrieve, at most `max_reformulations` times) → synthesize → validate →
 //! reflect → respond; and, for questions that need several documents (§8), plan → decompose →
 //! coordinate → aggregate → validate → reflect → respond. A single-fact question never visits
-//! the decomposition nodes.
+//! the decomposition nodes; small talk (judgement, §10) goes from judgement to respond.
 //!
-//! Facts the stages report: `blocked` (guardrail), `incoherent`, `needs_retrieval` and
+//! Facts the stages report: `blocked` (guardrail), `small_talk` (judgement), `incoherent`, `needs_retrieval` and
 //! `decompose` (plan), `tasks` (decompose), `retrieval_level` 0–3 for insufficient/low/medium/high
 //! (evaluate), `reformulations` (the attempts so far, reformulate); the run starts with the budget
 //! `max_reformulations`.
@@ -26,6 +26,7 @@ pub fn topology(max_reformulations: u8) -> Topology {
     };
     let nodes = [
         "guardrail",
+        "judgement",
         "plan",
         "decompose",
         "coordinate",
@@ -54,11 +55,19 @@ pub fn topology(max_reformulations: u8) -> Topology {
             ),
             Edge::new(
                 "guardrail",
-                "plan",
+                "judgement",
                 Condition::Always,
                 "input_allowed",
                 High,
             ),
+            Edge::new(
+                "judgement",
+                "respond",
+                Condition::flag("small_talk"),
+                "small_talk_reply",
+                High,
+            ),
+            Edge::new("judgement", "plan", Condition::Always, "inquiry", High),
             Edge::new(
                 "plan",
                 "respond",
@@ -183,7 +192,7 @@ pub fn topology(max_reformulations: u8) -> Topology {
             "max_reformulations",
             f64::from(max_reformulations.min(MAX_REFORMULATIONS)),
         ),
-        // The longest path is ten stages plus two loops of three, with room to spare.
+        // The longest path is eleven stages plus two loops of three, with room to spare.
         max_steps: 32,
     }
 }
@@ -211,7 +220,15 @@ mod tests {
     #[test]
     fn guardrail_and_plan_edges() {
         let t = topology(2);
-        assert_eq!(next(&t, "guardrail", &facts()).as_deref(), Some("plan"));
+        assert_eq!(
+            next(&t, "guardrail", &facts()).as_deref(),
+            Some("judgement")
+        );
+        assert_eq!(next(&t, "judgement", &facts()).as_deref(), Some("plan"));
+        assert_eq!(
+            next(&t, "judgement", &facts().flag("small_talk", true)).as_deref(),
+            Some("respond")
+        );
         assert_eq!(
             next(&t, "guardrail", &facts().flag("blocked", true)).as_deref(),
             Some("respond")

@@ -1,4 +1,4 @@
-//! Plan: coherence, small talk, date hints, list questions, and a revised query that retrieval
+//! Plan: coherence, date hints, list questions, and a revised query that retrieval
 //! can use. The offline planner is deterministic: the same question always gives the same plan.
 //! A follow-up ("and in 2021?") is planned as the standalone question it stands for.
 //!
@@ -62,25 +62,6 @@ fn outcome(plan: &ExecutionPlan) -> Result<StageOutcome, StageError> {
         ))
 }
 
-const SMALL_TALK: [&str; 16] = [
-    "hi",
-    "hello",
-    "hey",
-    "good morning",
-    "good afternoon",
-    "good evening",
-    "thanks",
-    "thank you",
-    "how are you",
-    "who are you",
-    "what are you",
-    "what can you do",
-    "help",
-    "bye",
-    "goodbye",
-    "ok",
-];
-
 const ENUMERATE: [&str; 6] = [
     "list all",
     "list every",
@@ -133,14 +114,6 @@ pub fn plan(query: &str) -> ExecutionPlan {
         plan.reply = Some(format!(
             "I couldn't make out a question there ({reason}). Could you rephrase it in words, for example \"What did the Committee decide in March 2020?\""
         ));
-        return plan;
-    }
-    if is_small_talk(&lower) {
-        plan.needs_retrieval = false;
-        plan.reply = Some(
-            "Hello! Ask me a question about the documents in this collection and I'll answer from them, with citations you can open. You can narrow a question to certain years with the year filter."
-                .to_string(),
-        );
         return plan;
     }
     plan.intent = intent_of(&lower, &date_mentions(&lower)).0;
@@ -201,33 +174,6 @@ fn looks_like_junk(w: &str) -> bool {
     (chars.len() > 3 && !has_vowel) || max_run >= 5 || repeated
 }
 
-fn is_small_talk(lower: &str) -> bool {
-    let cleaned: String = lower
-        .chars()
-        .filter(|c| c.is_alphanumeric() || c.is_whitespace())
-        .collect();
-    let cleaned = cleaned.trim();
-    SMALL_TALK.iter().any(|p| {
-        cleaned == *p
-            || (cleaned.starts_with(p)
-                && cleaned.split_whitespace().count() <= 4
-                && is_greeting_word(p))
-    })
-}
-
-fn is_greeting_word(p: &str) -> bool {
-    matches!(
-        p,
-        "hi" | "hello"
-            | "hey"
-            | "thanks"
-            | "thank you"
-            | "good morning"
-            | "good afternoon"
-            | "good evening"
-    )
-}
-
 fn revise(normalised: &str) -> String {
     let mut words: Vec<String> = Vec::new();
     let lower = normalised.to_lowercase();
@@ -286,23 +232,6 @@ mod tests {
         ] {
             assert_eq!(plan(q).coherence, Coherence::Coherent, "{q}");
         }
-    }
-
-    #[test]
-    fn greetings_need_no_retrieval() {
-        for q in [
-            "hi",
-            "Hello!",
-            "thanks",
-            "how are you?",
-            "Hello there fathom",
-        ] {
-            let p = plan(q);
-            assert_eq!(p.intent, IntentType::Factual, "{q}");
-            assert!(!p.needs_retrieval);
-            assert!(p.reply.as_deref().is_some_and(|r| r.contains("question")));
-        }
-        assert!(plan("hello, what was the rate in 2008?").needs_retrieval);
     }
 
     #[test]

@@ -5,17 +5,23 @@
 //!
 //! Slice: the mode, sentence counts, the answer and its citations `[{n, chunk_id}]`.
 
+mod acronyms;
+mod asks;
 mod contract;
+mod meeting;
 
 use crate::index::Hit;
 use crate::orchestrator::citations::with_markers;
 use crate::orchestrator::contract::ModelContract;
 use crate::orchestrator::relevance::{coverage, scaled_cosine};
 use crate::orchestrator::stage::{r2, Stage, StageCx, StageError, StageOutcome};
+use crate::orchestrator::stages::validate::support::{cited_passage, names, supports};
 use crate::orchestrator::state::{AnswerSentence, Work};
-use crate::orchestrator::text::{jaccard, sentences};
+use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
+use asks::{classify, cue, names_month, Asks};
+use meeting::{answer_hits, pointer, with_candidates};
 use serde_json::json;
 use std::collections::HashSet;
 
@@ -46,42 +52,61 @@ impl Stage for Synthesize {
 const MAX_OVERLAP: f64 = 0.6;
 /// Other passages cited beside a sentence they repeat.
 const MAX_CORROBORATING: usize = 2;
+/// Weight of how strongly a sentence offers what the question asks for (see [`asks::cue`]).
+const W_CUE: f64 = 0.3;
+/// Taken off a sentence repeated in passages of two or more other dates (boilerplate), unless
+/// it offers exactly what the question asks for.
+const BOILERPLATE_PENALTY: f64 = 0.15;
+/// Added to the first sentence of a document that fully offers what is asked: a statement
+/// gives its decision before it elaborates.
+const FIRST_CUE_BONUS: f64 = 0.05;
+/// Taken off a sentence about a meeting's procedure unless the question asks about it.
+const PROCEDURAL_PENALTY: f64 = 0.3;
+/// Taken off a sentence about what a "besides …" clause sets aside.
+const BESIDES_PENALTY: f64 = 0.2;
 
 struct Candidate {
     text: String,
     hit: usize,
+    /// Byte offset in its document, for "first in its document".
+    position: usize,
+    cue: f64,
+    /// What the acronyms it uses stand for, as its passage defines them.
+    expansions: String,
+    /// A meeting's procedure (minutes approved, the next meeting's date), not its substance.
+    procedural: bool,
     score: f64,
     vector: Option<Vec<f32>>,
 }
 
 fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let retriever = &cx.retriever;
-    let enumerate = work
+    let intent = work.plan.as_ref().map(|p| p.intent);
+    let several = matches!(intent, Some(IntentType::Aggregate | IntentType::Trend));
+    let (chunks_used, max_sentences) = if several { (12, 8) } else { (6, 3) };
+    // What is asked is read from the question as it stands in the conversation (a follow-up
+    // resolved by the planner), not from a reformulation's added terms.
+    let question = work
         .plan
         .as_ref()
-        .is_some_and(|p| p.intent == IntentType::Aggregate);
-    let (chunks_used, max_sentences) = if enumerate { (12, 8) } else { (5, 3) };
-    // A question about a date is answered from passages of that date when there are any.
-    let hint = work.date_hint();
-    let in_range = |h: &&Hit| hint.is_some_and(|r| h.date.is_some_and(|d| r.contains(d)));
-    let dated: Vec<Hit> = work
-        .retrieval
-        .hits
-        .iter()
-        .filter(in_range)
-        .take(chunks_used)
-        .cloned()
-        .collect();
-    let hits: Vec<Hit> = if dated.is_empty() {
-        work.retrieval
-            .hits
+        .map(|p| p.revised_query.clone())
+        .unwrap_or_else(|| cx.input.query.clone());
+    let asks = classify(&question);
+    // "The last meeting of 2004" may have ranked below the cut: its candidates count too.
+    let pool = if work.date_hint().is_some() && pointer(&question).first.is_some() {
+        let c = &work.retrieval.candidates;
+        let ids: Vec<&str> = c
+            .dense
             .iter()
-            .take(chunks_used)
-            .cloned()
-            .collect()
+            .chain(c.sparse.iter())
+            .map(|r| r.chunk_id.as_str())
+            .collect();
+        with_candidates(&work.retrieval.hits, &ids, retriever.as_ref())
     } else {
-        dated
+        work.retrieval.hits.clone()
     };
+    let hits = answer_hits(&pool, work.date_hint(), &question, several, chunks_used);
+    let excluded = excluded_terms(retriever.as_ref(), &question);
     let query = work.search_text(&cx.input);
     let q_terms = retriever.analyze(&format!("{} {}", cx.input.query, query));
     let mut cands: Vec<Candidate> = Vec::new();
@@ -89,13 +114,19 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         let Some(passage) = retriever.passage(&h.chunk_id) else {
             continue;
         };
+        let base = passage.text.as_ptr() as usize;
+        let defs = acronyms::definitions(&passage.text);
         for s in sentences(&passage.text) {
-            let words = s.split_whitespace().count();
-            if (4..=120).contains(&words) && !is_name_list(s) {
+            let text = clean_sentence(s);
+            let words = text.split_whitespace().count();
+            if (4..=120).contains(&words) && is_whole_sentence(&text) && !is_name_list(&text) {
                 cands.push(Candidate {
-                    // Source line breaks are layout, not meaning.
-                    text: s.split_whitespace().collect::<Vec<_>>().join(" "),
+                    cue: cue(asks, &text),
+                    expansions: acronyms::expansions(&text, &defs),
+                    procedural: is_procedural(&text),
+                    text,
                     hit: i,
+                    position: passage.byte_start + (s.as_ptr() as usize - base),
                     score: 0.0,
                     vector: None,
                 });
@@ -105,20 +136,45 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     cx.cancel.check()?;
     let vectors = match &work.retrieval.query_vec {
         Some(_) if !cands.is_empty() => {
-            let texts: Vec<&str> = cands.iter().map(|c| c.text.as_str()).collect();
+            // A sentence is embedded with what its acronyms stand for ("the SRF" → "standing
+            // repurchase agreement facility").
+            let texts: Vec<String> = cands
+                .iter()
+                .map(|c| {
+                    format!("{} {}", c.text, c.expansions)
+                        .trim_end()
+                        .to_string()
+                })
+                .collect();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             retriever.embed_texts(&texts)?
         }
         _ => None,
     };
     cx.cancel.check()?;
+    if asks == Asks::Vote {
+        second_vote_sentences(&mut cands);
+    }
+    let repeated = boilerplate(cx, work, &hits, &cands);
+    let firsts = first_cues(&cands, &hits);
+    let w_cue = if asks == Asks::Other { 0.0 } else { W_CUE };
+    let asks_procedure = is_procedural(&question) || {
+        let q = question.to_lowercase();
+        q.contains("next meeting") || q.contains("approve the minutes")
+    };
     for (i, c) in cands.iter_mut().enumerate() {
         let terms: HashSet<String> = retriever
-            .analyze(&with_context(&c.text, &hits[c.hit]))
+            .analyze(&format!(
+                "{} {}",
+                with_context(&c.text, &hits[c.hit]),
+                c.expansions
+            ))
             .into_iter()
             .collect();
         let cov = coverage(&q_terms, &terms);
+        let besides = !excluded.is_empty() && coverage(&excluded, &terms) >= 0.5;
         let prior = 1.0 / (c.hit as f64 + 1.0);
-        c.score = match (&vectors, &work.retrieval.query_vec) {
+        let base = match (&vectors, &work.retrieval.query_vec) {
             (Some(v), Some(q)) => {
                 let cos = f64::from(crate::index::dense::dot(&v[i], q));
                 c.vector = Some(v[i].clone());
@@ -126,33 +182,54 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
             _ => 0.6 * cov + 0.4 * prior,
         };
+        c.score = (1.0 - w_cue) * base + w_cue * c.cue;
+        if repeated[i] && c.cue < 1.0 {
+            c.score -= BOILERPLATE_PENALTY;
+        }
+        if firsts.contains(&i) && w_cue > 0.0 {
+            c.score += FIRST_CUE_BONUS;
+        }
+        if besides {
+            c.score -= BESIDES_PENALTY;
+        }
+        if c.procedural && !asks_procedure {
+            c.score -= PROCEDURAL_PENALTY;
+        }
     }
     let mut order: Vec<usize> = (0..cands.len()).collect();
     order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));
-    // Each chosen sentence with the other passages that say the same thing: a near-duplicate from
-    // another document is not repeated but cited beside it, so corroborating sources show.
-    let mut chosen: Vec<(usize, Vec<usize>)> = Vec::new();
-    for i in order {
-        if let Some((first, _)) = chosen.first() {
-            // After the first sentence, only on-topic ones count, as new sentences or as support.
-            if cands[i].score < cands[*first].score * 0.6 {
-                break;
-            }
+    // One meeting answers: the date of the best sentence (its statement and minutes alike).
+    if !several {
+        if let Some(date) = order.first().map(|&i| hits[cands[i].hit].date) {
+            order.retain(|&i| hits[cands[i].hit].date == date);
         }
-        if let Some((j, support)) = chosen
-            .iter_mut()
-            .find(|(j, _)| jaccard(&cands[i].text, &cands[*j].text) > MAX_OVERLAP)
+    }
+    let mut chosen = choose(&cands, &order, max_sentences);
+    // A schedule is answered with its month: if no chosen sentence names one, the best
+    // sentence that does (and offers a start or an end) joins the answer.
+    if asks == Asks::Schedule && !chosen.iter().any(|(i, _)| names_month(&cands[*i].text)) {
+        if let Some(&i) = order
+            .iter()
+            .find(|&&i| cands[i].cue >= 1.0 && !chosen.iter().any(|(j, _)| *j == i))
         {
-            let hit = cands[i].hit;
-            if hit != cands[*j].hit && !support.contains(&hit) && support.len() < MAX_CORROBORATING
-            {
-                support.push(hit);
+            if chosen.len() >= max_sentences {
+                chosen.pop();
             }
-            continue;
-        }
-        if chosen.len() < max_sentences {
             chosen.push((i, Vec::new()));
         }
+    }
+    // Another passage is cited beside a sentence only when it supports it (its figures, dates
+    // and names), so `[1][2]` never puts a meeting's figure on a passage that states another.
+    for (i, support) in &mut chosen {
+        support.retain(|&h| {
+            let hit = &hits[h];
+            retriever.passage(&hit.chunk_id).is_some_and(|p| {
+                supports(
+                    &cands[*i].text,
+                    &cited_passage(hit.date, &hit.title, hit.section.as_deref(), &p.text),
+                )
+            })
+        });
     }
 
     // Number citations by first use.
@@ -205,12 +282,142 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         .join(" ");
     Ok(json!({
         "mode": "extractive",
+        "asks": asks,
+        "answered_from": chosen.iter().filter_map(|(i, _)| hits[cands[*i].hit].date).map(|d| d.to_string()).collect::<std::collections::BTreeSet<_>>(),
         "sentences_considered": cands.len(),
         "sentences_chosen": chosen.len(),
         "corroborating_citations": chosen.iter().map(|(_, s)| s.len()).sum::<usize>(),
         "answer": answer.text,
         "citations": answer.citations.iter().map(|c| json!({"n": c.n, "chunk_id": c.chunk_id})).collect::<Vec<_>>(),
     }))
+}
+
+/// The sentences of the answer, best first, each with the other hits that repeat it: after
+/// the first, only sentences scoring at least 0.6 of it count, as new sentences or as support;
+/// a near-duplicate from another passage is not repeated but cited beside the first.
+fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(usize, Vec<usize>)> {
+    let mut chosen: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &i in order {
+        if let Some((first, _)) = chosen.first() {
+            if cands[i].score < cands[*first].score * 0.6 {
+                break;
+            }
+        }
+        if let Some((j, support)) = chosen
+            .iter_mut()
+            .find(|(j, _)| jaccard(&cands[i].text, &cands[*j].text) > MAX_OVERLAP)
+        {
+            let hit = cands[i].hit;
+            if hit != cands[*j].hit && !support.contains(&hit) && support.len() < MAX_CORROBORATING
+            {
+                support.push(hit);
+            }
+            continue;
+        }
+        if chosen.len() < max_sentences {
+            chosen.push((i, Vec::new()));
+        }
+    }
+    chosen
+}
+
+/// Which candidates are boilerplate: a near-duplicate stands in the retrieved passages of two
+/// or more other dates.
+fn boilerplate(cx: &StageCx, work: &Work, hits: &[Hit], cands: &[Candidate]) -> Vec<bool> {
+    let mut others: Vec<(Option<crate::corpus::Date>, String)> = Vec::new();
+    for h in &work.retrieval.hits {
+        if hits.iter().any(|a| a.chunk_id == h.chunk_id) {
+            continue;
+        }
+        if let Some(p) = cx.retriever.passage(&h.chunk_id) {
+            for s in sentences(&p.text) {
+                others.push((h.date, s.to_string()));
+            }
+        }
+    }
+    cands
+        .iter()
+        .map(|c| {
+            let own = hits[c.hit].date;
+            let mut dates: Vec<Option<crate::corpus::Date>> = Vec::new();
+            for (d, s) in &others {
+                if *d != own && !dates.contains(d) && jaccard(&c.text, s) > MAX_OVERLAP {
+                    dates.push(*d);
+                }
+            }
+            dates.len() >= 2
+        })
+        .collect()
+}
+
+/// Terms of a "besides / apart from / other than …" clause: the question asks for something
+/// else, so sentences about these are not the answer.
+fn excluded_terms(retriever: &dyn crate::index::Retriever, question: &str) -> Vec<String> {
+    let lower = question.to_lowercase();
+    let Some(at) = [
+        "besides ",
+        "apart from ",
+        "aside from ",
+        "other than ",
+        "in addition to ",
+    ]
+    .iter()
+    .find_map(|m| lower.find(m).map(|i| i + m.len())) else {
+        return Vec::new();
+    };
+    let clause = lower[at..].split([',', ';', '?', '.']).next().unwrap_or("");
+    retriever.analyze(clause)
+}
+
+/// A vote question asks who dissented *and* what they preferred or why: a sentence naming a
+/// dissenter ("Mr. Hoenig believed the risks … outweighed the benefits") offers it too.
+fn second_vote_sentences(cands: &mut [Candidate]) {
+    let dissenters: Vec<String> = cands
+        .iter()
+        .filter(|c| c.cue >= 1.0)
+        .flat_map(|c| names(&c.text))
+        .filter(|n| !COMMON_NAMES.contains(&n.as_str()))
+        .collect();
+    for c in cands.iter_mut().filter(|c| c.cue < 1.0) {
+        if names(&c.text).iter().any(|n| dissenters.contains(n)) {
+            c.cue = 0.8;
+        }
+    }
+}
+
+/// Capitalised words of vote sentences that are not people.
+const COMMON_NAMES: [&str; 14] = [
+    "Voting",
+    "Committee",
+    "FOMC",
+    "Federal",
+    "Reserve",
+    "Open",
+    "Market",
+    "President",
+    "Governor",
+    "Chairman",
+    "Chair",
+    "Vice",
+    "Bank",
+    "Board",
+];
+
+/// The first candidate of each document that fully offers what is asked.
+fn first_cues(cands: &[Candidate], hits: &[Hit]) -> Vec<usize> {
+    let mut best: Vec<(String, usize)> = Vec::new();
+    for (i, c) in cands.iter().enumerate() {
+        if c.cue < 1.0 {
+            continue;
+        }
+        let doc = &hits[c.hit].document;
+        match best.iter_mut().find(|(d, _)| d == doc) {
+            Some((_, j)) if cands[*j].position > c.position => *j = i,
+            Some(_) => {}
+            None => best.push((doc.clone(), i)),
+        }
+    }
+    best.into_iter().map(|(_, i)| i).collect()
 }
 
 /// A sentence with what its citation tells the reader: the passage's date and section. The
@@ -228,6 +435,21 @@ pub fn with_context(sentence: &str, hit: &Hit) -> String {
     format!("{date}{section}{sentence}")
 }
 
+/// Sentences of a meeting's procedure: approving the previous minutes, setting the next meeting,
+/// adjourning.
+fn is_procedural(sentence: &str) -> bool {
+    let s = sentence.to_lowercase();
+    [
+        "approved the minutes",
+        "approve the minutes",
+        "next meeting of the committee",
+        "the meeting adjourned",
+        "meeting adjourned at",
+    ]
+    .iter()
+    .any(|p| s.contains(p))
+}
+
 /// Lists of names (attendance, votes) answer no question: most of their words are capitalised.
 fn is_name_list(sentence: &str) -> bool {
     let words: Vec<&str> = sentence.split_whitespace().collect();
@@ -241,6 +463,15 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn procedure_is_recognised() {
+        assert!(is_procedural("By notation vote completed on July 6, 2021, the Committee unanimously approved the minutes of the Committee meeting held on June 15–16, 2021."));
+        assert!(is_procedural("It was agreed that the next meeting of the Committee would be held on Tuesday–Wednesday, September 21–22, 2021."));
+        assert!(!is_procedural(
+            "The Committee voted unanimously to approve the establishment of the SRF."
+        ));
+    }
 
     #[test]
     fn name_lists_are_recognised() {

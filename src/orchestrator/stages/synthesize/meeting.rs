@@ -1,0 +1,289 @@
+//! Which passages a question is answered from. A question that names a date is about one
+//! meeting: it is answered from the passages of one date inside the named range (statement and
+//! minutes alike), not from a mix of the meetings of that month or year. Which date: the one
+//! the question's "early / mid / late March" or "first / last meeting of 2004" points to, else
+//! the date of the passage with the best answering sentence (chosen by the stage).
+
+use crate::corpus::Date;
+use crate::index::Hit;
+use crate::query::MetadataHints;
+
+/// Part of a month a question names: "early March", "mid-March", "late March".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Early,
+    Mid,
+    Late,
+}
+
+impl Part {
+    fn contains(self, day: u8) -> bool {
+        match self {
+            Part::Early => day <= 12,
+            Part::Mid => (8..=22).contains(&day),
+            Part::Late => day >= 18,
+        }
+    }
+}
+
+/// Which meeting of a range a question means, beyond the range itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pointer {
+    /// A month named with a part ("mid-March"): (month, part).
+    pub part: Option<(u8, Part)>,
+    /// "first meeting of …" (`Some(true)`) or "last / final meeting of …" (`Some(false)`).
+    pub first: Option<bool>,
+}
+
+/// Reads "early/mid/late <month>" and "first/last/final meeting" from a question.
+pub fn pointer(question: &str) -> Pointer {
+    let lower = question.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut p = Pointer::default();
+    for (i, w) in words.iter().enumerate() {
+        let Some(month) =
+            crate::calendar::month_from_name(w).filter(|_| w.len() > 3 || *w == "may")
+        else {
+            continue;
+        };
+        let part = match i.checked_sub(1).map(|j| words[j]) {
+            Some("early" | "beginning") => Some(Part::Early),
+            Some("mid" | "middle") => Some(Part::Mid),
+            Some("late" | "end") => Some(Part::Late),
+            _ => None,
+        };
+        if let Some(part) = part {
+            p.part = Some((month as u8, part));
+        }
+    }
+    let meeting = |k: usize| {
+        words
+            .get(k + 1..(k + 8).min(words.len()))
+            .is_some_and(|next| next.iter().any(|w| w.starts_with("meeting")))
+    };
+    for (i, w) in words.iter().enumerate() {
+        match *w {
+            "first" | "opening" if meeting(i) => p.first = Some(true),
+            "last" | "final" | "closing" if meeting(i) => p.first = Some(false),
+            _ => {}
+        }
+    }
+    p
+}
+
+/// The hits that may answer, best first: with a date range, those dated inside it, narrowed to
+/// the part of the month or the first / last meeting the question points to; without one, or
+/// when no hit falls in the range, the best `n`. The caller then keeps one date (see
+/// [`best_date`]) unless `several` (list and trend questions) asks for every date.
+pub fn answer_hits(
+    hits: &[Hit],
+    hint: Option<MetadataHints>,
+    question: &str,
+    several: bool,
+    n: usize,
+) -> Vec<Hit> {
+    let in_range: Vec<&Hit> = hits
+        .iter()
+        .filter(|h| hint.is_some_and(|r| h.date.is_some_and(|d| r.contains(d))))
+        .collect();
+    if in_range.is_empty() {
+        return hits.iter().take(n).cloned().collect();
+    }
+    if several {
+        return in_range.into_iter().take(n).cloned().collect();
+    }
+    let mut dates: Vec<Date> = Vec::new();
+    for h in &in_range {
+        if let Some(d) = h.date {
+            if !dates.contains(&d) {
+                dates.push(d);
+            }
+        }
+    }
+    let keep = narrow(&dates, pointer(question));
+    in_range
+        .into_iter()
+        .filter(|h| h.date.is_some_and(|d| keep.contains(&d)))
+        .take(n)
+        .cloned()
+        .collect()
+}
+
+/// The dates among `dates` (ordered best-ranked first) the pointer allows.
+fn narrow(dates: &[Date], p: Pointer) -> Vec<Date> {
+    let mut pool: Vec<Date> = dates.to_vec();
+    if let Some((month, part)) = p.part {
+        let narrowed: Vec<Date> = pool
+            .iter()
+            .copied()
+            .filter(|d| d.month == month && part.contains(d.day))
+            .collect();
+        if !narrowed.is_empty() {
+            pool = narrowed;
+        }
+    }
+    let pick = match p.first {
+        Some(true) => pool.iter().min().copied(),
+        Some(false) => pool.iter().max().copied(),
+        None => return pool,
+    };
+    pick.into_iter().collect()
+}
+
+/// Hits for the retrieval candidates not among `hits` (dates and sections from their
+/// passages), so a "first / last meeting of 2004" question can reach a meeting that ranked
+/// below the cut.
+pub fn with_candidates(
+    hits: &[Hit],
+    candidate_ids: &[&str],
+    retriever: &dyn crate::index::Retriever,
+) -> Vec<Hit> {
+    let mut out: Vec<Hit> = hits.to_vec();
+    for id in candidate_ids {
+        if out.iter().any(|h| h.chunk_id == *id) {
+            continue;
+        }
+        let Some(p) = retriever.passage(id) else {
+            continue;
+        };
+        out.push(Hit {
+            rank: out.len() + 1,
+            chunk_id: p.chunk_id,
+            document: p.document,
+            title: p.title,
+            date: p.date,
+            year: p.year,
+            section: p.section,
+            ..Hit::default()
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(id: &str, date: &str) -> Hit {
+        Hit {
+            rank: 1,
+            chunk_id: id.into(),
+            document: format!("{date}_statement.md"),
+            date: Date::parse(date),
+            ..Hit::default()
+        }
+    }
+
+    fn range(a: &str, b: &str) -> Option<MetadataHints> {
+        Some(MetadataHints {
+            date_start: Date::parse(a).unwrap(),
+            date_end: Date::parse(b).unwrap(),
+        })
+    }
+
+    fn ids(hits: &[Hit]) -> Vec<&str> {
+        hits.iter().map(|h| h.chunk_id.as_str()).collect()
+    }
+
+    #[test]
+    fn one_meeting_of_the_named_month_answers() {
+        let hits = vec![
+            hit("a", "2008-03-18"),
+            hit("b", "2008-03-11"),
+            hit("c", "2008-03-18"),
+            hit("d", "2007-12-11"),
+        ];
+        let march = range("2008-03-01", "2008-03-31");
+        assert_eq!(
+            ids(&answer_hits(
+                &hits,
+                march,
+                "Why did they act in March 2008?",
+                false,
+                5
+            )),
+            vec!["a", "b", "c"],
+            "both meetings of the month may answer; the best sentence picks one"
+        );
+        assert_eq!(
+            ids(&answer_hits(
+                &hits,
+                march,
+                "What happened in early March 2008?",
+                false,
+                5
+            )),
+            vec!["b"]
+        );
+        assert_eq!(
+            ids(&answer_hits(
+                &hits,
+                march,
+                "List every action in March 2008",
+                true,
+                5
+            )),
+            vec!["a", "b", "c"]
+        );
+        assert_eq!(
+            ids(&answer_hits(&hits, None, "rates?", false, 2)),
+            vec!["a", "b"]
+        );
+        let y2010 = range("2010-01-01", "2010-12-31");
+        assert_eq!(
+            ids(&answer_hits(&hits, y2010, "rates in 2010?", false, 2)),
+            vec!["a", "b"]
+        );
+    }
+
+    #[test]
+    fn first_and_last_meetings_of_a_year() {
+        let hits = vec![
+            hit("m", "2004-06-30"),
+            hit("l", "2004-12-14"),
+            hit("f", "2004-01-28"),
+        ];
+        let y = range("2004-01-01", "2004-12-31");
+        assert_eq!(
+            ids(&answer_hits(
+                &hits,
+                y,
+                "the last FOMC meeting of 2004",
+                false,
+                5
+            )),
+            vec!["l"]
+        );
+        assert_eq!(
+            ids(&answer_hits(
+                &hits,
+                y,
+                "at the first meeting of 2004",
+                false,
+                5
+            )),
+            vec!["f"]
+        );
+        assert_eq!(
+            ids(&answer_hits(&hits, y, "in 2004", false, 5)),
+            vec!["m", "l", "f"]
+        );
+    }
+
+    #[test]
+    fn pointers_are_read_from_the_wording() {
+        assert_eq!(
+            pointer("at the mid-March 2020 meeting").part,
+            Some((3, Part::Mid))
+        );
+        assert_eq!(pointer("in late-June 2000").part, Some((6, Part::Late)));
+        assert_eq!(pointer("in early May 2001").part, Some((5, Part::Early)));
+        assert_eq!(pointer("in March 2020").part, None);
+        assert_eq!(pointer("at the final meeting of 2024").first, Some(false));
+        assert_eq!(pointer("the first FOMC meeting of 2000").first, Some(true));
+        assert_eq!(pointer("the first rate cut").first, None);
+    }
+}
