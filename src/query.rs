@@ -228,7 +228,10 @@ mod tests {
             )]
         );
         let m = spans("from March to December 2018");
-        assert_eq!((m[0].1.as_str(), m[0].2.as_str()), ("2018-03-01", "2018-12-31"));
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2018-03-01", "2018-12-31")
+        );
         // Two dated sides stay two mentions, and so do two months of one year.
         assert_eq!(spans("Compare June 2004 and June 2006").len(), 2);
         assert_eq!(spans("Compare January and June 2018").len(), 1);
