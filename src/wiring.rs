@@ -118,6 +118,7 @@ pub struct Prepared {
 pub struct DenseFill {
     sparse: SparseBuilt,
     embedder: Arc<Embedder>,
+    retriever: Arc<EmbeddedRetriever>,
 }
 
 impl DenseFill {
@@ -137,6 +138,13 @@ impl DenseFill {
             seconds = r.seconds,
             "dense vectors filled in"
         );
+        if r.dense {
+            // Switch now rather than at the next question, so the UI can name the reranker.
+            self.retriever.refresh();
+            report(StartupProgress::DenseReady {
+                reranker: self.retriever.info().reranker,
+            });
+        }
         Ok(r)
     }
 }
@@ -181,14 +189,19 @@ pub fn prepare(
         load_reranker(cfg)?,
         retrieval_settings(cfg),
     );
+    let retriever = Arc::new(retriever);
     let dense_fill = match retriever.shared_embedder() {
-        Some(embedder) if sparse.dense_missing() > 0 => Some(DenseFill { sparse, embedder }),
+        Some(embedder) if sparse.dense_missing() > 0 => Some(DenseFill {
+            sparse,
+            embedder,
+            retriever: Arc::clone(&retriever),
+        }),
         _ => {
             sparse.finish();
             None
         }
     };
-    let engine = engine_on(cfg, Arc::new(retriever), chat)?;
+    let engine = engine_on(cfg, retriever, chat)?;
     Ok(Prepared { engine, dense_fill })
 }
 

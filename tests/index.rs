@@ -633,6 +633,11 @@ fn a_progressive_start_answers_from_bm25_then_switches_to_hybrid_without_a_resta
     assert!(updates
         .iter()
         .any(|p| matches!(p, StartupProgress::Published { embedded, total } if embedded == total)));
+    assert!(
+        matches!(updates.last(), Some(StartupProgress::DenseReady { reranker }) if reranker.starts_with("dense")),
+        "{:?}",
+        updates.last()
+    );
 
     let after = ask("q2");
     assert!(

@@ -159,6 +159,10 @@ pub enum StartupProgress {
         total: usize,
     },
     Opening,
+    /// Every vector is in and retrieval is hybrid from now on, reranked by `reranker`.
+    DenseReady {
+        reranker: String,
+    },
     /// A one-time notice for the user (e.g. dense retrieval is off and how to fix it).
     Notice(String),
 }

@@ -285,8 +285,16 @@ fn on_background(app: &mut App, p: StartupProgress) {
             });
             app.dirty = true;
         }
-        StartupProgress::Published { embedded, total } if embedded == total => {
+        StartupProgress::DenseReady { reranker } => {
             app.dense_fill = None;
+            // The label is `<model or offline> · <reranker>`: the reranker part changes.
+            let head = app
+                .backend
+                .split(" · ")
+                .next()
+                .unwrap_or("offline")
+                .to_string();
+            app.backend = format!("{head} · {reranker}");
             app.notice = Some(Notice::info(
                 "dense vectors complete: hybrid retrieval from the next question",
             ));

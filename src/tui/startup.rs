@@ -152,7 +152,7 @@ impl StartupView {
             }
             StartupProgress::Rebuilding { reason } => self.rebuilding = Some(reason),
             StartupProgress::Writing => self.phase = Phase::Writing,
-            StartupProgress::Published { .. } => {}
+            StartupProgress::Published { .. } | StartupProgress::DenseReady { .. } => {}
         }
     }
 
