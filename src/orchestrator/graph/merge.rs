@@ -201,12 +201,17 @@ pub fn resolve_conflicts(
     let mut out = Vec::new();
     for ((subject, date), cs) in groups {
         let values: BTreeSet<&str> = cs.iter().map(|c| c.value.as_str()).collect();
-        if values.len() < 2 {
+        // Two sources disagreeing, not one passage stating two figures (a decision and the
+        // inflation objective in one statement are not a conflict).
+        let passages: BTreeSet<&str> = cs.iter().map(|c| c.chunk_id.as_str()).collect();
+        if values.len() < 2 || passages.len() < 2 {
             continue;
         }
+        // Ties go to the sentence its task ranked first, then to the smaller id (determinism).
         let best = |a: &Claim, b: &Claim| {
             a.confidence
                 .total_cmp(&b.confidence)
+                .then_with(|| b.rank.cmp(&a.rank))
                 .then_with(|| b.id.cmp(&a.id))
         };
         let kept = match strategy {
@@ -368,6 +373,26 @@ mod tests {
             "same date: the most confident"
         );
         assert!((consistency(&u.claims, &hc) - 0.25).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_figures_of_one_passage_are_not_a_conflict() {
+        let mut decision = claim("t1", "target", "2018-06-13", "1-3/4 to 2 percent", 0.8);
+        let mut objective = claim("t1", "target", "2018-06-13", "2 percent", 0.8);
+        objective.sentence = "Inflation near the 2 percent objective.".into();
+        objective.id = claim_id("target", objective.date, &objective.sentence);
+        objective.rank = 1;
+        let mut u = Merged::default();
+        u.union("t1", &set(vec![decision.clone(), objective.clone()]));
+        assert!(resolve_conflicts(&u.claims, ConflictResolution::HighestConfidence).is_empty());
+        // From two passages they are, and the tie goes to the task's first-ranked sentence.
+        decision.chunk_id = "a".into();
+        objective.chunk_id = "b".into();
+        let mut u = Merged::default();
+        u.union("t1", &set(vec![objective, decision.clone()]));
+        let c = resolve_conflicts(&u.claims, ConflictResolution::HighestConfidence);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].kept, decision.id);
     }
 
     #[test]

@@ -19,6 +19,9 @@ use futures_util::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// How many passages a task pinned to one document ranks before keeping that document's.
+const PINNED_DEPTH: u8 = 60;
+
 /// Forwards breaker changes and nothing else: a task's answer is not the user's answer.
 struct TaskSink(Arc<dyn StageSink>);
 
@@ -141,6 +144,11 @@ impl TaskRunner for StageTaskRunner {
                 p.metadata_hints = Some(d);
                 p.suggested_years = d.years();
             }
+            // Pinned to one document: rank deep enough that every passage of that day is kept
+            // (a day's minutes run to dozens of passages), then keep the document's own below.
+            if task.criteria.document.is_some() {
+                p.top_k_hint = p.top_k_hint.max(PINNED_DEPTH);
+            }
             let mut work = Work {
                 plan: Some(p),
                 ..Work::default()
@@ -161,6 +169,13 @@ impl TaskRunner for StageTaskRunner {
                 work.retrieval
                     .hits
                     .sort_by_key(|h| !h.document.contains(series.as_str()));
+            }
+            // A task about one document (a meeting of a sweep) answers from it when it was
+            // found: another document of the same day must not speak for that meeting.
+            if let Some(doc) = &task.criteria.document {
+                if work.retrieval.hits.iter().any(|h| &h.document == doc) {
+                    work.retrieval.hits.retain(|h| &h.document == doc);
+                }
             }
             if work.retrieval.hits.is_empty() {
                 return Ok(TaskOutput {

@@ -20,6 +20,10 @@ pub struct TaskCriteria {
     pub dates: Option<MetadataHints>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<String>,
+    /// The one document the task is about, when the planner found it (a sweep over meetings
+    /// picks each meeting's statement): the task answers from it when the search finds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<String>,
     /// A label for the answer line this task produces ("March 2018", "June 2004 side").
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -332,6 +336,7 @@ fn criteria_of(obj: &Map<String, Value>) -> TaskCriteria {
     TaskCriteria {
         dates,
         series: get("series").map(str::to_string),
+        document: get("document").map(str::to_string),
         label: get("label").unwrap_or("").to_string(),
     }
 }
