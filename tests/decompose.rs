@@ -246,3 +246,43 @@ async fn a_single_fact_question_never_visits_the_graph() {
     let p = corpus().passage("c2018-06-13").unwrap();
     assert!(supports(&p, "the Committee decided to raise the target range for the federal funds rate to 1-3/4 to 2 percent."));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_part_question_gets_one_numbered_cited_answer_per_part() {
+    let retriever = corpus();
+    let driver = Driver::qa(Arc::clone(&retriever), None, 2).unwrap();
+    let (r, _) = ask(
+        &driver,
+        "What did the Committee decide in March 2018, and what did it decide in September 2018?",
+    )
+    .await;
+    assert_eq!(
+        r.plan.as_ref().map(|p| p.intent),
+        Some(IntentType::MultiPart)
+    );
+    assert_eq!(r.task_graph.as_ref().map(|g| g.tasks.len()), Some(2));
+    // "1. …[1]" then "2. …[2]": each part answered from its own meeting.
+    let numbered: Vec<&str> = r
+        .answer
+        .lines()
+        .filter(|l| l.starts_with("1. ") || l.starts_with("2. "))
+        .collect();
+    assert_eq!(numbered.len(), 2, "{}", r.answer);
+    assert!(
+        numbered[0].contains("1-1/2 to 1-3/4 percent"),
+        "{}",
+        r.answer
+    );
+    assert!(numbered[1].contains("2 to 2-1/4 percent"), "{}", r.answer);
+    let docs: Vec<&str> = r.citations.iter().map(|c| c.document.as_str()).collect();
+    assert_eq!(
+        docs,
+        vec!["2018-03-21_statement.md", "2018-09-26_statement.md"],
+        "{}",
+        r.answer
+    );
+    let passage = |id: &str| retriever.passage(id);
+    assert!(citation_pairs(&r.answer, &r.citations, &passage)
+        .iter()
+        .all(|p| p.supported));
+}
