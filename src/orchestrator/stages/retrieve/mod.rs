@@ -42,7 +42,7 @@ impl Stage for Retrieve {
         let pending = retriever.info().dense_pending;
         if let Some(p) = pending {
             let note = format!(
-                "dense vectors are still being computed ({} of {} chunks): retrieval was BM25 alone",
+                "dense vectors are incomplete ({} of {} chunks; `fathom index` or the app completes them): retrieval was BM25 alone",
                 p.embedded, p.total
             );
             if !work.warnings.contains(&note) {
