@@ -30,11 +30,14 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
-## UI frame time (criterion, benches/frame.rs), then query latency and embedding throughput on
-## the built-in sample corpus (`fathom bench`, in its own data dir). See docs/benchmarks.md.
+## The criterion benches (UI frame time, session files, exact dense search, a 6-task graph), then
+## query latency and embedding throughput on the built-in sample corpus (`fathom bench`, in its
+## own data dir). See docs/benchmarks.md.
 bench: model
 	$(CARGO) bench --bench frame
 	$(CARGO) bench --bench session
+	$(CARGO) bench --bench dense
+	$(CARGO) bench --bench graph
 	$(CARGO) run --quiet -- --data-dir target/bench/sample --corpus assets/sample index
 	$(CARGO) run --quiet -- --data-dir target/bench/sample bench
 

@@ -4,7 +4,6 @@
 
 use crate::config::Config;
 use crate::index::build::{build_sparse, SparseBuilt};
-use crate::index::embed::Embedder;
 use crate::index::embedded::EmbeddedRetriever;
 use crate::index::open::{
     chunk_options, index_dir, load_embedder, load_reranker, retrieval_settings,
@@ -57,16 +56,22 @@ pub fn chat_backend(cfg: &Config) -> Result<Option<Arc<ChatBackend>>, WiringErro
     Ok(ChatBackend::from_config(&cfg.llm, api_key_from_env())?.map(Arc::new))
 }
 
+/// The status-bar label: `<model or offline> · <reranker>`.
+fn backend_label(chat_model: Option<&str>, retriever: &dyn Retriever) -> String {
+    format!(
+        "{} · {}",
+        chat_model.unwrap_or("offline"),
+        retriever.info().reranker
+    )
+}
+
 /// The engine on `retriever`, with the chat model if configured.
 pub fn engine_on(
     cfg: &Config,
     retriever: Arc<dyn Retriever>,
     chat: Option<Arc<ChatBackend>>,
 ) -> Result<Engine, WiringError> {
-    let backend = match &chat {
-        Some(c) => format!("{} · {}", c.model, retriever.info().reranker),
-        None => format!("offline · {}", retriever.info().reranker),
-    };
+    let backend = backend_label(chat.as_deref().map(|c| c.model.as_str()), &*retriever);
     let driver = Driver::qa_with(
         retriever,
         chat,
@@ -117,8 +122,11 @@ pub struct Prepared {
 /// to hybrid retrieval at the next question after the last publication.
 pub struct DenseFill {
     sparse: SparseBuilt,
-    embedder: Arc<Embedder>,
+    /// The engine's retriever: its embedding model fills the vectors in, and it switches to
+    /// them when they are complete.
     retriever: Arc<EmbeddedRetriever>,
+    /// The chat model's name, for the backend label.
+    chat_model: Option<String>,
 }
 
 impl DenseFill {
@@ -129,9 +137,12 @@ impl DenseFill {
         cancel: &AtomicBool,
         report: &mut dyn FnMut(StartupProgress),
     ) -> Result<IndexReport, WiringError> {
+        let Some(embedder) = self.retriever.embedder() else {
+            return Ok(self.sparse.finish());
+        };
         let r = self
             .sparse
-            .embed(&self.embedder, cancel, &mut |p| report(startup_progress(p)))?;
+            .embed(embedder, cancel, &mut |p| report(startup_progress(p)))?;
         tracing::info!(
             computed = r.embedded_chunks.computed,
             missing = r.embedded_chunks.missing,
@@ -142,7 +153,7 @@ impl DenseFill {
             // Switch now rather than at the next question, so the UI can name the reranker.
             self.retriever.refresh();
             report(StartupProgress::DenseReady {
-                reranker: self.retriever.info().reranker,
+                backend: backend_label(self.chat_model.as_deref(), &*self.retriever),
             });
         }
         Ok(r)
@@ -190,16 +201,15 @@ pub fn prepare(
         retrieval_settings(cfg),
     );
     let retriever = Arc::new(retriever);
-    let dense_fill = match retriever.shared_embedder() {
-        Some(embedder) if sparse.dense_missing() > 0 => Some(DenseFill {
+    let dense_fill = if retriever.embedder().is_some() && sparse.dense_missing() > 0 {
+        Some(DenseFill {
             sparse,
-            embedder,
             retriever: Arc::clone(&retriever),
-        }),
-        _ => {
-            sparse.finish();
-            None
-        }
+            chat_model: chat.as_ref().map(|c| c.model.clone()),
+        })
+    } else {
+        sparse.finish();
+        None
     };
     let engine = engine_on(cfg, retriever, chat)?;
     Ok(Prepared { engine, dense_fill })

@@ -44,20 +44,17 @@ const MEETINGS: [(&str, &str); 6] = [
 fn corpus() -> Arc<dyn Retriever> {
     let mut passages = Vec::new();
     for (date, decision) in MEETINGS {
-        let d = Date::parse(date);
         let text = format!(
             "Information received since the Federal Open Market Committee met indicates that the labor market has continued to strengthen. In view of realized and expected labor market conditions and inflation, the Committee {decision}. Voting for the monetary policy action were Jerome H. Powell, Chairman; John C. Williams, Vice Chairman."
         );
         passages.push(Passage {
-            chunk_id: format!("c{date}"),
-            document: format!("{date}_statement.md"),
             title: "Federal Reserve issues FOMC statement".into(),
-            date: d,
-            year: d.map(|d| d.year),
-            section: None,
-            byte_start: 0,
-            byte_end: text.len(),
-            text,
+            ..Passage::whole(
+                format!("c{date}"),
+                format!("{date}_statement.md"),
+                Date::parse(date),
+                text,
+            )
         });
     }
     Arc::new(MemoryRetriever::new(

@@ -262,19 +262,7 @@ fn onnx_without_a_library_path_is_an_error() {
 #[test]
 #[ignore = "performance report, not a correctness check"]
 fn throughput_of_each_runtime_on_fomc_statements() {
-    let mut files: Vec<_> = std::fs::read_dir(common::fomc_dir())
-        .expect("read corpus")
-        .filter_map(|d| d.ok().map(|d| d.path()))
-        .filter(|p| p.to_string_lossy().ends_with("_statement.md"))
-        .collect();
-    files.sort();
-    files.truncate(50);
-    let mut pieces = Vec::new();
-    for f in &files {
-        let text = std::fs::read_to_string(f).expect("read statement");
-        let words: Vec<&str> = text.split_whitespace().collect();
-        pieces.extend(words.chunks(150).map(|c| c.join(" ")));
-    }
+    let pieces = common::statement_pieces(50);
     let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
     for e in [int8(), fp32(), candle()] {
         let tokens: usize = refs.iter().map(|t| e.count_tokens(t).min(256)).sum();

@@ -634,7 +634,7 @@ fn a_progressive_start_answers_from_bm25_then_switches_to_hybrid_without_a_resta
         .iter()
         .any(|p| matches!(p, StartupProgress::Published { embedded, total } if embedded == total)));
     assert!(
-        matches!(updates.last(), Some(StartupProgress::DenseReady { reranker }) if reranker.starts_with("dense")),
+        matches!(updates.last(), Some(StartupProgress::DenseReady { backend }) if backend.starts_with("offline · dense")),
         "{:?}",
         updates.last()
     );

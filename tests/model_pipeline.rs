@@ -824,15 +824,9 @@ async fn a_heading_that_tries_to_close_its_passage_changes_nothing() {
     let passages = |section: &str| {
         let date = fathom::corpus::Date::parse("2020-03-15");
         vec![Passage {
-            chunk_id: "c_march".into(),
-            document: "2020-03-15_statement.md".into(),
             title: "FOMC statement".into(),
-            date,
-            year: Some(2020),
             section: Some(section.to_string()),
-            text: text.into(),
-            byte_start: 0,
-            byte_end: text.len(),
+            ..Passage::whole("c_march", "2020-03-15_statement.md", date, text)
         }]
     };
     let settings = RetrievalSettings {

@@ -22,17 +22,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn passage(id: &str, date: &str, text: &str) -> Passage {
-    let d = Date::parse(date);
     Passage {
-        chunk_id: id.into(),
-        document: format!("{date}_statement.md"),
         title: "FOMC statement".into(),
-        date: d,
-        year: d.map(|d| d.year),
-        section: None,
-        text: text.into(),
-        byte_start: 0,
-        byte_end: text.len(),
+        ..Passage::whole(id, format!("{date}_statement.md"), Date::parse(date), text)
     }
 }
 

@@ -140,20 +140,15 @@ fn fixture_result(query_id: &str) -> OrchestrationResult {
 }
 
 fn passage(id: &str, text: &str) -> Passage {
+    let date = Date {
+        year: 2020,
+        month: 3,
+        day: 1,
+    };
     Passage {
-        chunk_id: id.to_string(),
-        document: "minutes/2020-03-01.md".to_string(),
         title: "Minutes".to_string(),
-        date: Some(Date {
-            year: 2020,
-            month: 3,
-            day: 1,
-        }),
-        year: Some(2020),
         section: Some("Budget".to_string()),
-        text: text.to_string(),
-        byte_start: 0,
-        byte_end: text.len(),
+        ..Passage::whole(id, "minutes/2020-03-01.md", Some(date), text)
     }
 }
 

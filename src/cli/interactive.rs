@@ -131,8 +131,9 @@ fn run_tui(
         job: Box::new(move |report| {
             let prepared =
                 fathom::wiring::prepare(&cfg, &corpus, chat, report).map_err(|e| e.to_string())?;
-            // Dense vectors left to compute are filled in behind the chat; quitting stops
-            // them between batches' writes, and the next start resumes where they stopped.
+            // Dense vectors left to compute are filled in behind the chat. Quitting ends the
+            // process wherever the embedding is: every batch already in the vector cache is
+            // kept (a torn last record is cut), and the next start embeds only the rest.
             let background = prepared.dense_fill.map(|fill| {
                 Box::new(move |report: &mut dyn FnMut(StartupProgress)| {
                     let never = std::sync::atomic::AtomicBool::new(false);

@@ -16,13 +16,17 @@ use super::retriever::{
 };
 use super::store::{DenseCoverage, IndexStore};
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+const REFRESH_EVERY: Duration = Duration::from_secs(1);
 
 pub struct EmbeddedRetriever {
     served: RwLock<Arc<IndexStore>>,
+    /// When a question last looked for a newer generation (one small file read).
+    last_check: Mutex<Option<Instant>>,
     /// The embedding model, when it is the one the index is built for.
-    embedder: Option<Arc<Embedder>>,
+    embedder: Option<Embedder>,
     /// The reranker the configuration names; otherwise the default for what is served.
     configured: Option<Reranker>,
     dense_default: Reranker,
@@ -40,9 +44,8 @@ impl EmbeddedRetriever {
         reranker: Option<Reranker>,
         settings: RetrievalSettings,
     ) -> EmbeddedRetriever {
-        let embedder = embedder
-            .filter(|e| store.manifest().embedding_model.as_deref() == Some(&e.model_id()))
-            .map(Arc::new);
+        let embedder =
+            embedder.filter(|e| store.manifest().embedding_model.as_deref() == Some(&e.model_id()));
         let recency = RecencyBoost {
             boost: settings.recency_boost,
             window: settings.recent_year_window,
@@ -50,6 +53,7 @@ impl EmbeddedRetriever {
         };
         EmbeddedRetriever {
             served: RwLock::new(Arc::new(store)),
+            last_check: Mutex::new(None),
             embedder,
             configured: reranker,
             dense_default: Reranker::default_dense(),
@@ -67,13 +71,9 @@ impl EmbeddedRetriever {
     }
 
     /// The embedding model, when it matches the index (the benchmark times it directly; the
-    /// background embedding of a progressive build shares it).
+    /// background embedding of a progressive build uses it).
     pub fn embedder(&self) -> Option<&Embedder> {
-        self.embedder.as_deref()
-    }
-
-    pub fn shared_embedder(&self) -> Option<Arc<Embedder>> {
-        self.embedder.clone()
+        self.embedder.as_ref()
     }
 
     /// Switches to a generation published since the served one was opened (dense vectors
@@ -98,6 +98,21 @@ impl EmbeddedRetriever {
             Ok(None) => {}
             Err(e) => tracing::warn!("a newer index generation could not be opened: {e}"),
         }
+    }
+
+    /// [`EmbeddedRetriever::refresh`] at most once a second: the sub-questions of a task graph
+    /// start many searches together, and one look at `CURRENT` serves them all.
+    fn refresh_if_due(&self) {
+        let mut last = match self.last_check.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if last.is_some_and(|t| t.elapsed() < REFRESH_EVERY) {
+            return;
+        }
+        *last = Some(Instant::now());
+        drop(last);
+        self.refresh();
     }
 
     fn dense_on(&self, store: &IndexStore) -> bool {
@@ -164,7 +179,7 @@ impl Retriever for EmbeddedRetriever {
 
     fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError> {
         // A question starts here: the moment to pick up a newer generation.
-        self.refresh();
+        self.refresh_if_due();
         match &self.embedder {
             Some(e) if self.dense_on(&self.store()) => Ok(Some(e.embed_query(text)?)),
             _ => Ok(None),
@@ -188,14 +203,13 @@ impl Retriever for EmbeddedRetriever {
     ) -> Result<Candidates, IndexError> {
         let store = self.store();
         let t = Instant::now();
-        let dense = match (query_vec, store.vectors()) {
-            (Some(q), Some(vectors)) => {
+        let dense = match query_vec {
+            // Hybrid only once every chunk has its vector; the store's compact year column
+            // applies the filter.
+            Some(q) if store.vectors().is_some() => {
                 let chunks = store.chunks();
-                let allow = |row: usize| {
-                    years.is_empty() || chunks[row].year.is_some_and(|y| years.contains(&y))
-                };
-                vectors
-                    .search(q, allow, n)
+                store
+                    .dense_search(q, years, n)
                     .into_iter()
                     .map(|(row, score)| Ranked {
                         chunk_id: chunks[row].chunk_id.clone(),

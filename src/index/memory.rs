@@ -286,17 +286,9 @@ mod tests {
     use crate::index::retriever::{SearchMode, SearchRequest};
 
     fn passage(id: &str, date: &str, text: &str) -> Passage {
-        let d = Date::parse(date);
         Passage {
-            chunk_id: id.into(),
-            document: format!("{date}_doc.md"),
             title: "t".into(),
-            date: d,
-            year: d.map(|d| d.year),
-            section: None,
-            text: text.into(),
-            byte_start: 0,
-            byte_end: text.len(),
+            ..Passage::whole(id, format!("{date}_doc.md"), Date::parse(date), text)
         }
     }
 

@@ -110,6 +110,28 @@ pub struct Passage {
     pub byte_end: usize,
 }
 
+impl Passage {
+    /// A passage that is the whole `text` of `document`, dated `date` (its year follows), with
+    /// no title or section: what a memory corpus is built from.
+    pub fn whole(
+        chunk_id: impl Into<String>,
+        document: impl Into<String>,
+        date: Option<Date>,
+        text: impl Into<String>,
+    ) -> Passage {
+        let text = text.into();
+        Passage {
+            chunk_id: chunk_id.into(),
+            document: document.into(),
+            date,
+            year: date.map(|d| d.year),
+            byte_end: text.len(),
+            text,
+            ..Passage::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Timings {
     pub embed_ms: f64,

@@ -159,9 +159,10 @@ pub enum StartupProgress {
         total: usize,
     },
     Opening,
-    /// Every vector is in and retrieval is hybrid from now on, reranked by `reranker`.
+    /// Every vector is in and retrieval is hybrid from now on; the engine's status-bar label
+    /// (`<model or offline> · <reranker>`) changes to `backend`.
     DenseReady {
-        reranker: String,
+        backend: String,
     },
     /// A one-time notice for the user (e.g. dense retrieval is off and how to fix it).
     Notice(String),

@@ -285,16 +285,9 @@ fn on_background(app: &mut App, p: StartupProgress) {
             });
             app.dirty = true;
         }
-        StartupProgress::DenseReady { reranker } => {
+        StartupProgress::DenseReady { backend } => {
             app.dense_fill = None;
-            // The label is `<model or offline> · <reranker>`: the reranker part changes.
-            let head = app
-                .backend
-                .split(" · ")
-                .next()
-                .unwrap_or("offline")
-                .to_string();
-            app.backend = format!("{head} · {reranker}");
+            app.backend = backend;
             app.notice = Some(Notice::info(
                 "dense vectors complete: hybrid retrieval from the next question",
             ));

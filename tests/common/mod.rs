@@ -123,3 +123,22 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The first `files` FOMC statements cut into pieces of 150 words: the text the throughput
+/// reports embed.
+pub fn statement_pieces(files: usize) -> Vec<String> {
+    let mut paths: Vec<_> = std::fs::read_dir(fomc_dir())
+        .expect("read corpus")
+        .filter_map(|d| d.ok().map(|d| d.path()))
+        .filter(|p| p.to_string_lossy().ends_with("_statement.md"))
+        .collect();
+    paths.sort();
+    paths.truncate(files);
+    let mut pieces = Vec::new();
+    for f in &paths {
+        let text = std::fs::read_to_string(f).expect("read statement");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        pieces.extend(words.chunks(150).map(|c| c.join(" ")));
+    }
+    pieces
+}

@@ -103,15 +103,8 @@ mod tests {
 
     fn passage(id: &str, text: &str) -> Passage {
         Passage {
-            chunk_id: id.into(),
-            document: format!("{id}.md"),
             title: "t".into(),
-            date: None,
-            year: None,
-            section: None,
-            text: text.into(),
-            byte_start: 0,
-            byte_end: text.len(),
+            ..Passage::whole(id, format!("{id}.md"), None, text)
         }
     }
 
