@@ -208,6 +208,44 @@ async fn small_talk_needs_no_retrieval() {
     assert!(!r.citations.is_empty(), "{}", r.answer);
 }
 
+/// Inputs outside every word list of the rules: the reading of meaning decides, and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn talk_outside_the_word_lists_is_replied_to_by_its_meaning() {
+    for input in [
+        "you rescued my afternoon, honestly",
+        "who programmed you?",
+        "does my question leave this laptop?",
+    ] {
+        let (r, _) = ask(input, vec![]).await;
+        assert_eq!(
+            ran(&r),
+            vec!["guardrail", "judgement", "respond"],
+            "{input}"
+        );
+        assert_eq!(r.final_reason, FinalReason::NoRetrievalNeeded, "{input}");
+        let slice = &r.cached_state["judgement"];
+        assert_eq!(slice["basis"], "meaning", "{input}: {slice}");
+        let (talk, question) = (
+            slice["meaning"]["talk"].as_f64().unwrap(),
+            slice["meaning"]["question"].as_f64().unwrap(),
+        );
+        assert!(talk > question, "{input}: {slice}");
+    }
+    // Questions about a subject go on to retrieval, in the documents' domain or not.
+    for input in [
+        "what did they do about mortgage-backed securities",
+        "How do I repot a cactus?",
+    ] {
+        let (r, _) = ask(input, vec![]).await;
+        assert!(
+            ran(&r).contains(&"retrieve".to_string()),
+            "{input}: {:?}",
+            ran(&r)
+        );
+        assert_eq!(r.cached_state["judgement"]["basis"], "meaning", "{input}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn off_topic_questions_end_in_an_uncertainty_response() {
     let (r, _) = ask("How do I bake sourdough bread with a crispy crust?", vec![]).await;

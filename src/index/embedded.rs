@@ -12,7 +12,7 @@ use super::fuse::{self, Fused, Ranked};
 use super::rerank::{min_max, RecencyBoost, RerankInput, Reranker};
 use super::retriever::{
     ms, Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo,
-    Timings,
+    SentenceVectors, Timings,
 };
 use super::store::{DenseCoverage, IndexStore};
 use std::collections::BTreeMap;
@@ -183,6 +183,16 @@ impl Retriever for EmbeddedRetriever {
         match &self.embedder {
             Some(e) if self.dense_on(&self.store()) => Ok(Some(e.embed_query(text)?)),
             _ => Ok(None),
+        }
+    }
+
+    fn embed_sentences(&self, texts: &[&str]) -> Result<Option<SentenceVectors>, IndexError> {
+        match &self.embedder {
+            Some(e) => Ok(Some(SentenceVectors {
+                model: e.model_id(),
+                vectors: e.embed_documents(texts)?,
+            })),
+            None => Ok(None),
         }
     }
 

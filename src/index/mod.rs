@@ -30,5 +30,5 @@ pub mod vector_cache;
 pub use error::IndexError;
 pub use retriever::{
     Candidates, DocumentInfo, Hit, Passage, RetrievalSettings, Retriever, RetrieverInfo,
-    SearchMode, SearchRequest, SearchResponse, Timings, YearMode,
+    SearchMode, SearchRequest, SearchResponse, SentenceVectors, Timings, YearMode,
 };

@@ -182,6 +182,13 @@ pub struct DocumentInfo {
     pub date: Option<Date>,
 }
 
+/// Sentence vectors and the model that made them (vectors of different models do not compare).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentenceVectors {
+    pub model: String,
+    pub vectors: Vec<Vec<f32>>,
+}
+
 /// What a backend is, for status bars, results and `fathom doctor`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RetrieverInfo {
@@ -230,6 +237,11 @@ pub trait Retriever: Send + Sync {
     fn embed_query(&self, text: &str) -> Result<Option<Vec<f32>>, IndexError>;
     /// Vectors of passages or sentences, or `None` when dense retrieval is off.
     fn embed_texts(&self, texts: &[&str]) -> Result<Option<Vec<Vec<f32>>>, IndexError>;
+    /// Sentence vectors for reading what an input means, with the embedder's model id, whether
+    /// or not the index's own vectors are complete; `None` without an embedder.
+    fn embed_sentences(&self, _texts: &[&str]) -> Result<Option<SentenceVectors>, IndexError> {
+        Ok(None)
+    }
     /// Dense and lexical top-`n` for one query, both restricted to `years` when any are given.
     fn candidates(
         &self,

@@ -2,8 +2,8 @@
 //! field names): the model confirms small talk and writes the reply, or turns the input back
 //! into an inquiry. Asked only when the offline rules would end the query with a reply.
 
-use super::rules::{judge, JudgementKind, MetaTopic};
-use super::{collection_note, record, Judgement};
+use super::rules::{JudgementKind, MetaTopic};
+use super::{collection_note, judge_offline, record, Judgement};
 use crate::orchestrator::chat::ChatBackend;
 use crate::orchestrator::contract::schema::{
     field, nullable, Field, Kind, RESPONSE_ID, SESSION_ID,
@@ -82,7 +82,7 @@ impl ModelContract for JudgementContract {
     /// Only when the offline rules would end the query: a question they let through is never
     /// put at risk of being swallowed by a reply.
     fn wanted(&self, _chat: &ChatBackend, cx: &StageCx, _work: &Work) -> bool {
-        judge(&cx.input.query).0 != JudgementKind::Inquiry
+        judge_offline(&cx.input.query, cx.retriever.as_ref()).kind != JudgementKind::Inquiry
     }
 
     fn runtime_directive(&self, cx: &StageCx, _work: &Work, _: Option<&TokenAllocation>) -> String {
@@ -117,8 +117,11 @@ impl ModelContract for JudgementContract {
         reply: Map<String, Value>,
     ) -> Result<StageOutcome, String> {
         let r: Reply = serde_json::from_value(Value::Object(reply)).map_err(|e| e.to_string())?;
-        let topic = (r.judgements == JudgementKind::Meta)
-            .then(|| judge(&cx.input.query).1.unwrap_or(MetaTopic::Capabilities));
+        let topic = (r.judgements == JudgementKind::Meta).then(|| {
+            judge_offline(&cx.input.query, cx.retriever.as_ref())
+                .topic
+                .unwrap_or(MetaTopic::Capabilities)
+        });
         let reply = match r.judgements {
             JudgementKind::Inquiry => None,
             _ => r.assistant_reply,
@@ -130,6 +133,7 @@ impl ModelContract for JudgementContract {
                 topic,
                 reply,
             },
+            None,
         ))
     }
 }

@@ -9,9 +9,17 @@
 //! A meta question gets a useful reply: what fathom does, and for "which documents do you
 //! have?" the collection's size and years, read from the retriever.
 //!
-//! Slice: `judgement` (the kind), `topic` (for meta questions), `reply`. Fact: `small_talk`.
+//! Two offline readings decide: word rules ([`rules`]) and, with the embedding model the
+//! examples were calibrated for, meaning ([`meaning`]). The rules reply when every word is a
+//! word of conversation; a date or a figure always makes an inquiry; otherwise an input whose
+//! meaning is nearer, by a margin, to things said to an assistant than to questions gets a
+//! reply ("you saved me hours", "who built you?"), and everything else is answered.
+//!
+//! Slice: `judgement` (the kind), `topic` (for meta questions), `reply`, `basis` (what decided),
+//! and the meaning scores when they were read. Fact: `small_talk`.
 
 mod contract;
+pub mod meaning;
 pub mod rules;
 
 use crate::index::Retriever;
@@ -19,7 +27,8 @@ use crate::orchestrator::contract::ModelContract;
 use crate::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
 use crate::orchestrator::state::Work;
 use crate::orchestrator::topology::NodeId;
-use rules::{judge, JudgementKind, MetaTopic};
+use meaning::{Label, Reading};
+use rules::{judge, names_date_or_figure, JudgementKind, MetaTopic};
 use serde::Serialize;
 use serde_json::json;
 
@@ -42,10 +51,18 @@ impl Stage for JudgementStage {
     }
 
     fn run(&self, cx: &StageCx, work: &mut Work) -> Result<StageOutcome, StageError> {
-        let (kind, topic) = judge(&cx.input.query);
-        let reply =
-            (kind != JudgementKind::Inquiry).then(|| reply_for(kind, topic, cx.retriever.as_ref()));
-        Ok(record(work, Judgement { kind, topic, reply }))
+        let offline = judge_offline(&cx.input.query, cx.retriever.as_ref());
+        let reply = (offline.kind != JudgementKind::Inquiry)
+            .then(|| reply_for(offline.kind, offline.topic, cx.retriever.as_ref()));
+        Ok(record(
+            work,
+            Judgement {
+                kind: offline.kind,
+                topic: offline.topic,
+                reply,
+            },
+            Some(&offline),
+        ))
     }
 
     fn model(&self) -> Option<&dyn ModelContract> {
@@ -53,10 +70,75 @@ impl Stage for JudgementStage {
     }
 }
 
-/// Keeps the judgement for the terminal stage and reports it.
-fn record(work: &mut Work, j: Judgement) -> StageOutcome {
+/// What decided an offline judgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// The word rules: every word is one of conversation, or a topic word with no reading of
+    /// meaning to weigh it.
+    Words,
+    /// A date or a figure: something to look up.
+    DateOrFigure,
+    /// The reading of meaning against the examples.
+    Meaning,
+}
+
+/// The offline judgement of an input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Offline {
+    pub kind: JudgementKind,
+    pub topic: Option<MetaTopic>,
+    pub basis: Basis,
+    pub reading: Option<Reading>,
+}
+
+/// Judges an input offline: the word rules, then (for an input they would send to retrieval
+/// that names no date or figure) its meaning. A failure to embed leaves the rules' judgement.
+pub fn judge_offline(input: &str, retriever: &dyn Retriever) -> Offline {
+    let (kind, topic) = judge(input);
+    let offline = |kind, topic, basis, reading| Offline {
+        kind,
+        topic,
+        basis,
+        reading,
+    };
+    if kind != JudgementKind::Inquiry {
+        return offline(kind, topic, Basis::Words, None);
+    }
+    if names_date_or_figure(input) {
+        return offline(kind, None, Basis::DateOrFigure, None);
+    }
+    let reading = match meaning::read(input, retriever) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(error = %e, "judgement: could not read the input's meaning");
+            None
+        }
+    };
+    match reading {
+        Some(r) => match r.nearest_talk {
+            Label::Talk(kind, topic) if r.is_talk() => {
+                offline(kind, topic, Basis::Meaning, Some(r))
+            }
+            _ => offline(JudgementKind::Inquiry, None, Basis::Meaning, Some(r)),
+        },
+        None => offline(kind, topic, Basis::Words, None),
+    }
+}
+
+/// Keeps the judgement for the terminal stage and reports it, with what decided it when the
+/// offline judgement did.
+fn record(work: &mut Work, j: Judgement, offline: Option<&Offline>) -> StageOutcome {
     let small_talk = j.reply.is_some();
-    let slice = json!({"judgement": j.kind, "topic": j.topic, "reply": j.reply});
+    let mut slice = json!({"judgement": j.kind, "topic": j.topic, "reply": j.reply});
+    if let Some(o) = offline {
+        slice["basis"] = json!(o.basis);
+        if let Some(r) = o.reading {
+            let round = |x: f32| (x * 1000.0).round() / 1000.0;
+            slice["meaning"] = json!({"talk": round(r.talk), "question": round(r.question),
+                                      "margin": meaning::MARGIN});
+        }
+    }
     work.judgement = Some(j);
     StageOutcome::new(slice).flag("small_talk", small_talk)
 }
@@ -119,6 +201,7 @@ fn meta_reply(topic: MetaTopic, collection: &str) -> String {
         MetaTopic::Sources => format!(
             "I search the collection ({collection}) by meaning and by words, rank the passages, prefer the meeting your question names, and quote the sentences that state what you asked; a citation stays on a sentence only when its passage states that sentence's figures, dates and names."
         ),
+        MetaTopic::Privacy => "Offline by default: the documents, the index and your questions stay on this machine. Only if `[llm]` in config.toml names a model server are a question and the passages retrieved for it sent to that server.".to_string(),
         MetaTopic::Capabilities => format!("{what} {ASK_HINT}"),
     }
 }
@@ -173,6 +256,21 @@ mod tests {
             .unwrap();
         assert_eq!(out.slice["judgement"], json!("inquiry"));
         assert!(out.slice["reply"].is_null());
+        assert_eq!(out.slice["basis"], json!("date_or_figure"));
+    }
+
+    #[test]
+    fn without_an_embedder_the_word_rules_decide() {
+        // The memory retriever has no embedder: no reading of meaning, so a topic word the
+        // rules do not know sends "you saved my afternoon" on to retrieval, and the slice says
+        // the words decided.
+        let o = judge_offline("you saved my afternoon", retriever().as_ref());
+        assert_eq!(
+            (o.kind, o.basis, o.reading),
+            (JudgementKind::Inquiry, Basis::Words, None)
+        );
+        let o = judge_offline("thanks a lot", retriever().as_ref());
+        assert_eq!((o.kind, o.basis), (JudgementKind::Thanks, Basis::Words));
     }
 
     #[test]
@@ -185,6 +283,7 @@ mod tests {
                 topic: None,
                 reply: Some("Hello!".into()),
             },
+            None,
         );
         assert!(out.facts.is("small_talk"));
         assert_eq!(
@@ -198,6 +297,7 @@ mod tests {
                 topic: None,
                 reply: None,
             },
+            None,
         );
         assert!(!out.facts.is("small_talk"));
     }

@@ -43,6 +43,8 @@ pub enum MetaTopic {
     Confidence,
     /// How passages are chosen and cited.
     Sources,
+    /// Where the questions and documents go.
+    Privacy,
     /// What the assistant can do.
     Capabilities,
 }
@@ -437,6 +439,12 @@ const META: &[(MetaTopic, &[&str])] = &[
         ],
     ),
     (
+        MetaTopic::Privacy,
+        &[
+            "privacy", "private", "offline", "locally", "local", "cloud", "upload", "uploaded",
+        ],
+    ),
+    (
         MetaTopic::Capabilities,
         &[
             "help",
@@ -496,11 +504,19 @@ fn conversational(w: &str) -> bool {
         || meta_topic(w).is_some()
 }
 
+/// Whether the input names a date or a figure ("rates 2008?", "QE2", "what about June?"):
+/// something to look up, whatever else it says. "May" is not counted: it is mostly the verb.
+pub fn names_date_or_figure(input: &str) -> bool {
+    words(input).iter().any(|w| {
+        w.chars().any(|c| c.is_ascii_digit())
+            || (w != "may" && crate::calendar::month_from_name(w).is_some())
+    })
+}
+
 /// How the rules judge an input, and for a meta question what it is about.
 pub fn judge(input: &str) -> (JudgementKind, Option<MetaTopic>) {
     let ws = words(input);
-    // A date or a figure is something to look up ("rates 2008?", "QE2").
-    if ws.is_empty() || ws.iter().any(|w| w.chars().any(|c| c.is_ascii_digit())) {
+    if ws.is_empty() || names_date_or_figure(input) {
         return (JudgementKind::Inquiry, None);
     }
     if ws.iter().any(|w| !conversational(w)) {
