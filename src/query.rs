@@ -23,13 +23,35 @@ impl MetadataHints {
     }
 }
 
+/// "late-June", "mid-2008": a part named before a month or a year, joined by a hyphen.
+fn hyphen_part(word: &str) -> (Option<&str>, &str) {
+    for part in ["early-", "mid-", "late-"] {
+        if let Some(rest) = word.strip_prefix(part) {
+            return (Some(&part[..part.len() - 1]), rest);
+        }
+    }
+    (None, word)
+}
+
+/// The month a word names; "late-June" and "mid-December" name June and December.
 fn month(word: &str) -> Option<u8> {
-    crate::calendar::month_from_name(word).map(|m| m as u8)
+    crate::calendar::month_from_name(hyphen_part(word).1).map(|m| m as u8)
 }
 
 fn year_of(word: &str) -> Option<i32> {
     let y: i32 = word.parse().ok()?;
     (word.len() == 4 && (1900..=2100).contains(&y)).then_some(y)
+}
+
+/// "mid-2008": the year and the months the part covers (early 1–4, mid 5–8, late 9–12).
+fn hyphenated_year(word: &str) -> Option<(i32, u8, u8)> {
+    let (part, rest) = hyphen_part(word);
+    let y = year_of(rest)?;
+    match part? {
+        "early" => Some((y, 1, 4)),
+        "mid" => Some((y, 5, 8)),
+        _ => Some((y, 9, 12)),
+    }
 }
 
 /// One date or date range a question names, with where it stands (word positions in the
@@ -108,6 +130,14 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
                     date_start: d,
                     date_end: d,
                 },
+                words: (i, i + 1),
+                text: w.to_string(),
+            });
+            continue;
+        }
+        if let Some((y, m1, m2)) = hyphenated_year(w) {
+            out.push(DateMention {
+                range: range(y, m1, m2),
                 words: (i, i + 1),
                 text: w.to_string(),
             });
@@ -252,6 +282,26 @@ mod tests {
         assert_eq!(m.len(), 3);
         assert_eq!(m[2].1, "2022-03-16");
         assert_eq!(m[2].0, "16 march 2022");
+    }
+
+    #[test]
+    fn hyphenated_parts_of_months_and_years() {
+        assert_eq!(
+            spans("the late-June 2001 rate cut"),
+            vec![(
+                "late-june 2001".into(),
+                "2001-06-01".into(),
+                "2001-06-30".into()
+            )]
+        );
+        assert_eq!(spans("in mid-December 2015")[0].1, "2015-12-01");
+        assert_eq!(
+            spans("by mid-2008"),
+            vec![("mid-2008".into(), "2008-05-01".into(), "2008-08-31".into())]
+        );
+        assert_eq!(spans("early-2019")[0].2, "2019-04-30");
+        // A hyphen joins only these parts: "pre-2008" is no date.
+        assert!(spans("pre-2008 levels").is_empty());
     }
 
     #[test]

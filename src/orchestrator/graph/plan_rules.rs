@@ -125,7 +125,7 @@ pub fn intent_of(lower: &str, mentions: &[DateMention]) -> (IntentType, Vec<Stri
     {
         return (IntentType::Trend, parts);
     }
-    if parts.len() >= 2 {
+    if parts.len() >= 2 && !vote_with_detail(&parts) {
         return (IntentType::MultiPart, parts);
     }
     if has(&COMPARE) && distinct_dates >= 2 {
@@ -138,6 +138,20 @@ pub fn intent_of(lower: &str, mentions: &[DateMention]) -> (IntentType, Vec<Stri
         return (IntentType::Exploratory, parts);
     }
     (IntentType::Factual, parts)
+}
+
+/// "Who dissented in September 2014, and what did Plosser object to?": the later parts ask
+/// what the dissenters wanted or why, which the answer about the vote gives; one question.
+fn vote_with_detail(parts: &[String]) -> bool {
+    const VOTE: [&str; 4] = ["dissent", "voted against", "vote against", "voting against"];
+    const DETAIL: [&str; 9] = [
+        "object", "prefer", "want", "favo", "argu", "why", "reason", "concern", "wish",
+    ];
+    let Some((first, rest)) = parts.split_first() else {
+        return false;
+    };
+    VOTE.iter().any(|v| first.contains(v))
+        && rest.iter().all(|p| DETAIL.iter().any(|d| p.contains(d)))
 }
 
 /// The mentions, with repeats of the same range dropped.
@@ -555,6 +569,10 @@ mod tests {
             ("Which members dissented in 2017, and what did they prefer?", Aggregate),
             ("Why did the Committee cut rates in March 2020?", Causal),
             ("What did the FOMC say about inflation expectations in 2021?", Exploratory),
+            // A vote and what the dissenter wanted is one question; a vote and another
+            // subject is two.
+            ("Who voted against in May 2019, and what did she prefer?", Factual),
+            ("Who dissented in May 2019, and when did the runoff end?", MultiPart),
         ] {
             assert_eq!(intent(q), i, "{q}");
         }

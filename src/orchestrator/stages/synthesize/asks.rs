@@ -34,14 +34,88 @@ fn any(text: &str, cues: &[&str]) -> bool {
     cues.iter().any(|c| text.contains(c))
 }
 
+/// Words that set a clause aside: "apart from cutting rates, what did the Fed commit to?"
+const SET_ASIDE: &[&str] = &[
+    "besides ",
+    "apart from ",
+    "aside from ",
+    "other than ",
+    "in addition to ",
+];
+
+/// The clause a question sets aside ("cutting rates" in "apart from cutting rates, what …"),
+/// lower case, up to the next punctuation.
+pub fn set_aside(lower: &str) -> Option<&str> {
+    let (at, len) = SET_ASIDE
+        .iter()
+        .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    lower[at + len..].split([',', ';', '?', '.']).next()
+}
+
+/// Moves of the policy rate, named by their verb ("by how much did they cut?").
+const RATE_MOVES: &[&str] = &[
+    " cut",
+    " hike",
+    " raise",
+    " lower",
+    " tighten",
+    " ease",
+    " eased",
+    " increase",
+    " reduce",
+];
+
+/// What else a verb of moving can move: purchases, holdings, facilities …
+const OTHER_OBJECTS: &[&str] = &[
+    "purchase",
+    "securities",
+    "holdings",
+    "balance sheet",
+    "discount rate",
+    "swap",
+    "facilit",
+    "asset",
+    "treasur",
+    "mbs",
+    "mortgage",
+    "reserve requirement",
+    "loan",
+    "runoff",
+    "cap",
+    "program",
+];
+
+/// Subjects of "what did they say about …" that are instruments or actions, not the economy.
+const POLICY_SUBJECTS: &[&str] = &[
+    "purchase",
+    "securities",
+    "holdings",
+    "balance sheet",
+    "swap",
+    "facilit",
+    "program",
+    "press conference",
+    "guidance",
+    "plan",
+    "rate",
+    "runoff",
+    "taper",
+    "reinvest",
+];
+
 /// What `question` asks for. The order matters: "why did they hold rates" is a reason, "who
 /// voted against the hike" a vote, "when did the runoff begin" a schedule, before the rate and
-/// amount words they also contain count.
+/// amount words they also contain count. A clause the question sets aside ("apart from cutting
+/// rates, …") does not count.
 pub fn classify(question: &str) -> Asks {
+    let lower = question.to_lowercase();
+    let asked = match set_aside(&lower) {
+        Some(clause) => lower.replacen(clause, " ", 1),
+        None => lower.clone(),
+    };
     let q = format!(
         " {} ",
-        question
-            .to_lowercase()
+        asked
             .replace(['?', ',', ';', '!'], " ")
             .replace(['\u{2019}', '\''], "'")
     );
@@ -78,6 +152,15 @@ pub fn classify(question: &str) -> Asks {
                 " because",
                 "purpose of",
                 "what prompted",
+                " behind ",
+                "what drove",
+                "what explain",
+                "explanation",
+                "what caused",
+                "attribut",
+                "on what grounds",
+                "basis for",
+                "what factors",
             ],
         )
     {
@@ -142,7 +225,15 @@ pub fn classify(question: &str) -> Asks {
             " rate hike",
         ],
     ) && !q.contains("discount rate");
-    if policy_rate {
+    // "By how much did the FOMC cut?": the size of a move of the policy rate, when nothing
+    // else is named as what moved.
+    let sized_move = any(q, RATE_MOVES)
+        && any(
+            q,
+            &["how much", "how large", "how big", "how far", "what size"],
+        )
+        && !any(q, OTHER_OBJECTS);
+    if policy_rate || sized_move {
         return Asks::Rate;
     }
     if any(
@@ -187,6 +278,24 @@ pub fn classify(question: &str) -> Asks {
         ],
     ) {
         return Asks::Description;
+    }
+    // "What did the FOMC say about inflation?": a characterisation; about an instrument or an
+    // action ("about its purchase program"), what was decided about it.
+    if let Some(at) = [
+        " say about ",
+        " said about ",
+        " note about ",
+        " noted about ",
+        " say on ",
+    ]
+    .iter()
+    .find_map(|m| q.find(m).map(|i| i + m.len()))
+    {
+        return if any(&q[at..], POLICY_SUBJECTS) {
+            Asks::Decision
+        } else {
+            Asks::Description
+        };
     }
     if any(
         q,
@@ -580,6 +689,29 @@ mod tests {
             (
                 "How long could policy stay accommodative, per the August 2003 statement?",
                 Asks::Guidance,
+            ),
+            // Written for these rules, not taken from an evaluation set.
+            (
+                "Besides lowering rates, what did the Committee pledge in October 2008?",
+                Asks::Decision,
+            ),
+            ("What drove the weaker spending in 2011?", Asks::Reason),
+            (
+                "what was behind the softer job market, per the minutes",
+                Asks::Reason,
+            ),
+            ("By how much did they hike in July 2023?", Asks::Rate),
+            (
+                "By how much did they increase purchases of MBS?",
+                Asks::Amount,
+            ),
+            (
+                "What did the Committee say about household spending in 2012?",
+                Asks::Description,
+            ),
+            (
+                "What did the FOMC say about its purchase program in 2012?",
+                Asks::Decision,
             ),
         ] {
             assert_eq!(classify(q), asks, "{q}");

@@ -354,19 +354,9 @@ fn boilerplate(cx: &StageCx, work: &Work, hits: &[Hit], cands: &[Candidate]) -> 
 /// else, so sentences about these are not the answer.
 fn excluded_terms(retriever: &dyn crate::index::Retriever, question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
-    let Some(at) = [
-        "besides ",
-        "apart from ",
-        "aside from ",
-        "other than ",
-        "in addition to ",
-    ]
-    .iter()
-    .find_map(|m| lower.find(m).map(|i| i + m.len())) else {
-        return Vec::new();
-    };
-    let clause = lower[at..].split([',', ';', '?', '.']).next().unwrap_or("");
-    retriever.analyze(clause)
+    asks::set_aside(&lower)
+        .map(|clause| retriever.analyze(clause))
+        .unwrap_or_default()
 }
 
 /// A vote question asks who dissented *and* what they preferred or why: a sentence naming a
