@@ -79,8 +79,17 @@ const TREND: [&str; 6] = [
     "history of",
 ];
 
-/// Abbreviations expanded in the revised query so BM25 and the embedder both see the words.
-const EXPANSIONS: [(&str, &str); 8] = [
+/// Abbreviations expanded in the revised query so BM25 and the embedder both see the words;
+/// and the words people use for what policy documents record in other words (a dissent is
+/// written "voting against", a liftoff or a hike "raise the target range").
+const EXPANSIONS: [(&str, &str); 15] = [
+    ("dissent", "voting against"),
+    ("dissents", "voting against"),
+    ("dissented", "voting against"),
+    ("dissenter", "voting against"),
+    ("dissenters", "voting against"),
+    ("liftoff", "raise the target range"),
+    ("hike", "raise the target range"),
     ("fomc", "federal open market committee"),
     ("fed funds", "federal funds"),
     ("ffr", "federal funds rate"),
