@@ -236,6 +236,10 @@ pub fn classify(question: &str) -> Asks {
     if policy_rate || sized_move {
         return Asks::Rate;
     }
+    // Any other rate (discount, offering, on reserves) is a figure like an amount.
+    if any(q, &[" rate ", " rates "]) && any(q, &["what ", "which ", "how high"]) {
+        return Asks::Amount;
+    }
     if any(
         q,
         &[
@@ -256,6 +260,10 @@ pub fn classify(question: &str) -> Asks {
             "inflation rate",
             "what percentage",
             "what rate",
+            " size",
+            "maximum",
+            "ceiling",
+            " limit",
         ],
     ) {
         return Asks::Amount;
@@ -580,7 +588,35 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
             }
         }
         Asks::Reason => {
-            if any(s, REASON_STRONG) {
+            // Minutes record the reasons for a decision as the members' judgement in the
+            // policy discussion ("most members agreed that the outlook had deteriorated by
+            // enough to warrant …"); participants' views are the wider outlook discussion.
+            let committee = any(
+                s,
+                &[
+                    "members",
+                    "the committee's judgment",
+                    "the committee judged",
+                ],
+            );
+            let judged = any(
+                s,
+                &[
+                    "agreed",
+                    "judged",
+                    "concluded",
+                    "considered",
+                    "concerned",
+                    "were seen as",
+                    "viewed",
+                    "believed",
+                    "judgment",
+                ],
+            );
+            // "Members agreed that accommodation should be provided through …" prescribes the
+            // means, not the reason.
+            let prescribes = any(s, &[" should ", "decided"]);
+            if any(s, REASON_STRONG) || (committee && judged && !prescribes) {
                 1.0
             } else if any(s, REASON_WEAK) {
                 0.5
@@ -713,6 +749,11 @@ mod tests {
                 "What did the FOMC say about its purchase program in 2012?",
                 Asks::Decision,
             ),
+            (
+                "What rate on excess reserves did the Board set in 2016?",
+                Asks::Amount,
+            ),
+            ("the maximum size of the new lending program?", Asks::Amount),
         ] {
             assert_eq!(classify(q), asks, "{q}");
         }

@@ -183,7 +183,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             _ => 0.6 * cov + 0.4 * prior,
         };
         c.score = (1.0 - w_cue) * base + w_cue * c.cue;
-        if repeated[i] && c.cue < 1.0 {
+        // A decision can be worded as at other meetings and still be this one's; a reason or
+        // a characterisation said at every meeting ("seeks to foster maximum employment") is
+        // not what this meeting's answer is.
+        if repeated[i] && (c.cue < 1.0 || matches!(asks, Asks::Reason | Asks::Description)) {
             c.score -= BOILERPLATE_PENALTY;
         }
         if firsts.contains(&i) && w_cue > 0.0 {
