@@ -3,7 +3,7 @@
 
 Usage: python3 scripts/check_fresh_sets.py [--corpus DIR] [--fresh DIR] [--existing-eval DIR] [--dev FILE]
 
-Adapted from scripts/check_eval_sets.py. Checks every line of answers-fresh.jsonl and
+Adapted from scripts/check_eval_sets.py. Checks every line of answers-fresh-{tune,heldout}.jsonl and
 judgement-fresh.jsonl: valid JSON, required fields, `kind`/`source`/`expect` values in range, every
 cited file exists in the corpus, every `evidence` string occurs verbatim in the `source` file,
 every `expect_all` phrase occurs (case-insensitive) in the evidence, every `expect_any` phrase occurs
@@ -31,7 +31,7 @@ DEFAULT_DEV = os.path.join(ROOT, "..", "shared", "eval", "fomc-qa-dev.jsonl")
 KINDS = ["rate", "decision", "reason", "vote", "schedule", "amount", "description"]
 SOURCES = ["statement", "minutes"]
 EXPECTS = ["reply", "answer"]
-ANSWER_FILES = ["answers-fresh.jsonl"]
+ANSWER_FILES = ["answers-fresh-tune.jsonl", "answers-fresh-heldout.jsonl"]
 JUDGEMENT_FILES = ["judgement-fresh.jsonl"]
 EXISTING_ANSWER_FILES = ["answers-tune.jsonl", "answers-heldout.jsonl"]
 EXISTING_JUDGEMENT_FILES = ["judgement-tune.jsonl", "judgement-heldout.jsonl"]
