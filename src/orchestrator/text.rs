@@ -104,7 +104,39 @@ pub fn clean_sentence(s: &str) -> String {
     {
         t = rest.trim_start().to_string();
     }
-    balance_quotes(t.trim_start_matches('#').trim())
+    let t = without_heading(t.trim_start_matches('#').trim());
+    balance_quotes(t)
+}
+
+/// A sentence that runs on from an all-capitals heading ("STATEMENT ON LONGER-RUN GOALS (As
+/// reaffirmed …) The Committee is …") starts where the heading ends: at the first capitalised
+/// word after a run of at least three words in capitals (a parenthesis after the heading goes
+/// with it).
+fn without_heading(t: &str) -> &str {
+    let words: Vec<(usize, &str)> = t
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - t.as_ptr() as usize, w))
+        .collect();
+    let is_caps = |w: &str| {
+        let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
+        letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
+    };
+    let caps = words.iter().take_while(|(_, w)| is_caps(w)).count();
+    if caps < 3 || caps == words.len() {
+        return t;
+    }
+    let mut i = caps;
+    // "(As reaffirmed effective January 26, 2021)": part of the heading.
+    if words[i].1.starts_with('(') {
+        while i < words.len() && !words[i].1.contains(')') {
+            i += 1;
+        }
+        i += 1;
+    }
+    match words.get(i) {
+        Some((at, w)) if w.chars().next().is_some_and(char::is_uppercase) => &t[*at..],
+        _ => t,
+    }
 }
 
 /// `<b>`, `</p>`, `<br/>`: anything that looks like an HTML tag.
@@ -242,6 +274,28 @@ pub fn text_problems(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_heading_run_into_a_sentence_is_left_out() {
+        assert_eq!(
+            clean_sentence("ANNUAL REVIEW OF POLICY (As amended effective May 2, 2019) The Board keeps its aims."),
+            "The Board keeps its aims."
+        );
+        assert_eq!(
+            clean_sentence("QUARTERLY REPORT SUMMARY The outlook improved."),
+            "The outlook improved."
+        );
+        // Acronyms in a sentence are not a heading; a heading alone stays as it is.
+        assert_eq!(
+            clean_sentence("The FOMC and the ECB met."),
+            "The FOMC and the ECB met."
+        );
+        assert_eq!(
+            clean_sentence("FOMC ECB SNB swap lines"),
+            "FOMC ECB SNB swap lines"
+        );
+        assert_eq!(clean_sentence("POLICY REVIEW NOTES"), "POLICY REVIEW NOTES");
+    }
 
     #[test]
     fn splits_sentences_but_not_initials_or_decimals() {

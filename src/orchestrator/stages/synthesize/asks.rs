@@ -205,6 +205,10 @@ pub fn classify(question: &str) -> Asks {
             "future path",
             "expect to",
             "signal",
+            " weigh",
+            "take into account",
+            "depend on",
+            "would determine",
         ],
     ) {
         return Asks::Guidance;
@@ -364,7 +368,10 @@ const DECIDED: &[&str] = &[
     "intends to",
     "decision",
     "to extend",
-    "reaffirmed",
+    "reaffirm",
+    "voted unanimously",
+    "will be closing",
+    "will close",
 ];
 
 const REASON_STRONG: &[&str] = &[
@@ -419,6 +426,10 @@ const GUIDANCE: &[&str] = &[
     "will depend",
     "well past",
     "until",
+    "take into account",
+    "in determining",
+    "will assess",
+    "will monitor",
 ];
 
 const VOTE: &[&str] = &[
@@ -488,6 +499,83 @@ const DESCRIBES: &[&str] = &[
     "unemployment",
     "growth",
 ];
+
+/// The subject a description question names, as its content words: "banking system" in "what
+/// did the Committee say about the banking system on 3 May 2023?". Empty when none is named.
+pub fn subject(question: &str) -> Vec<String> {
+    let q = question.to_lowercase();
+    let Some(at) = [
+        " say about ",
+        " said about ",
+        "describe ",
+        "characterise ",
+        "characterize ",
+        " assessment of ",
+        " view of ",
+    ]
+    .iter()
+    .find_map(|m| q.find(m).map(|i| i + m.len())) else {
+        return Vec::new();
+    };
+    const SKIP: &[&str] = &[
+        "the", "a", "an", "its", "their", "of", "u", "s", "us", "current", "state",
+    ];
+    q[at..]
+        .split(|c: char| !c.is_alphanumeric())
+        .take_while(|w| {
+            !matches!(
+                *w,
+                "in" | "on" | "at" | "during" | "after" | "before" | "when"
+            ) && !w.chars().any(|c| c.is_ascii_digit())
+                && crate::calendar::month_from_name(w).is_none()
+        })
+        .filter(|w| !w.is_empty() && !SKIP.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the sentence gives waiting for more information as the course taken: the usual
+/// reason for not acting yet ("decided … to wait for some further evidence").
+pub fn waits(lower: &str) -> bool {
+    any(
+        lower,
+        &[
+            "wait for",
+            "to wait",
+            "await",
+            "further evidence",
+            "further information",
+            "further confirmation",
+            "more evidence",
+            "more information",
+            "before reaching",
+            "for the time being",
+        ],
+    )
+}
+
+/// Whether a question asks why something was *not* done ("why did they hold off", "for not
+/// raising rates", "why not yet").
+pub fn asks_why_not(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase().replace('\u{2019}', "'"));
+    any(
+        &q,
+        &[
+            " not ",
+            "n't ",
+            "hold off",
+            "held off",
+            "holding off",
+            "refrain",
+            " wait",
+            " pause",
+            " delay",
+            " yet ",
+            " hold steady",
+            " stand pat",
+        ],
+    )
+}
 
 /// Whether the text names a month (the schedule questions' answer): a month's full name,
 /// capitalised, so "the Committee may act" names none.
@@ -616,7 +704,17 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
             // "Members agreed that accommodation should be provided through …" prescribes the
             // means, not the reason.
             let prescribes = any(s, &[" should ", "decided"]);
-            if any(s, REASON_STRONG) || (committee && judged && !prescribes) {
+            // "With the unemployment rate nearing 6-1/2 percent, the Committee has updated its
+            // forward guidance": the circumstance opens the sentence of the action.
+            let opens_with_circumstance = ["with ", "given ", "as a result", "in view of"]
+                .iter()
+                .any(|o| s.starts_with(o))
+                && s.contains(", the committee");
+            if any(s, REASON_STRONG)
+                || (committee && judged && !prescribes)
+                || opens_with_circumstance
+                || waits(s)
+            {
                 1.0
             } else if any(s, REASON_WEAK) {
                 0.5
@@ -791,6 +889,31 @@ mod tests {
         assert_eq!(cue(Asks::Guidance, preamble), 0.0);
         assert!(cue(Asks::Rate, preamble) < 0.5);
         assert_eq!(cue(Asks::Other, rate), 0.0);
+    }
+
+    #[test]
+    fn why_not_questions_and_waiting_reasons() {
+        assert!(asks_why_not("Why did the Fed hold off on cutting in 2019?"));
+        assert!(asks_why_not("What was the reason for not raising rates?"));
+        assert!(asks_why_not("why didn't they move?"));
+        assert!(!asks_why_not("Why did the Committee cut rates?"));
+        assert!(waits(
+            "the committee decided to wait for further evidence of progress."
+        ));
+        assert!(!waits("the committee decided to lower the target range."));
+    }
+
+    #[test]
+    fn a_description_names_its_subject() {
+        assert_eq!(
+            subject("What did the Committee say about the housing sector on 5 June 2012?"),
+            vec!["housing", "sector"]
+        );
+        assert_eq!(
+            subject("How did the FOMC describe consumer spending in June 2015?"),
+            vec!["consumer", "spending"]
+        );
+        assert!(subject("What was decided in 2015?").is_empty());
     }
 
     #[test]

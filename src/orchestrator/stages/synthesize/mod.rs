@@ -155,6 +155,20 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if asks == Asks::Vote {
         second_vote_sentences(&mut cands);
     }
+    // Why something was not done: waiting for more information is the reason given, and any
+    // other reason-sounding sentence (why the economy moved) counts for less.
+    if asks == Asks::Reason && asks::asks_why_not(&question) {
+        for c in &mut cands {
+            c.cue = if asks::waits(&c.text.to_lowercase()) {
+                1.0
+            } else {
+                c.cue * 0.7
+            };
+        }
+    }
+    if asks == Asks::Description {
+        subject_cues(&question, &mut cands);
+    }
     let repeated = boilerplate(cx, work, &hits, &cands);
     let firsts = first_cues(&cands, &hits);
     let w_cue = if asks == Asks::Other { 0.0 } else { W_CUE };
@@ -360,6 +374,34 @@ fn excluded_terms(retriever: &dyn crate::index::Retriever, question: &str) -> Ve
     asks::set_aside(&lower)
         .map(|clause| retriever.analyze(clause))
         .unwrap_or_default()
+}
+
+/// "What did the Committee say about the banking system?": a sentence that says what the named
+/// subject is or has been ("The U.S. banking system is sound and resilient") characterises it,
+/// whatever its words.
+fn subject_cues(question: &str, cands: &mut [Candidate]) {
+    let subject = asks::subject(question);
+    if subject.is_empty() {
+        return;
+    }
+    for c in cands.iter_mut() {
+        let lower = c.text.to_lowercase();
+        let names = subject.iter().all(|w| lower.contains(w.as_str()));
+        let says_what_it_is = [
+            " is ",
+            " are ",
+            " was ",
+            " were ",
+            " remain",
+            " has been ",
+            " have been ",
+        ]
+        .iter()
+        .any(|v| lower.contains(v));
+        if names && says_what_it_is {
+            c.cue = c.cue.max(1.0);
+        }
+    }
 }
 
 /// A vote question asks who dissented *and* what they preferred or why: a sentence naming a
