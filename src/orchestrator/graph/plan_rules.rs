@@ -197,8 +197,34 @@ pub fn split_parts(lower: &str) -> Vec<String> {
             }
         }
     }
-    parts.retain(|p| p.split_whitespace().count() >= 3);
+    parts.retain(|p| p.split_whitespace().count() >= 3 && !names_only_a_source(p));
     parts
+}
+
+/// "what did the minutes say": a part that only says where to look, not another question.
+fn names_only_a_source(part: &str) -> bool {
+    const SOURCE: [&str; 17] = [
+        "what",
+        "did",
+        "do",
+        "does",
+        "the",
+        "fomc",
+        "committee",
+        "minutes",
+        "statement",
+        "statements",
+        "documents",
+        "document",
+        "say",
+        "says",
+        "said",
+        "according",
+        "to",
+    ];
+    part.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| SOURCE.contains(&w))
 }
 
 /// Text that begins a new question: a question word within its first two words and a verb
@@ -585,6 +611,10 @@ mod tests {
             vec!["when did it begin", "when did it end"]
         );
         assert_eq!(split_parts("did it raise rates, and by how much?").len(), 1);
+        assert_eq!(
+            split_parts("why the pause in may 2019? what did the minutes say").len(),
+            1
+        );
         assert_eq!(
             split_parts("what was decided? who dissented at that meeting?").len(),
             2

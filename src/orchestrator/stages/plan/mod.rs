@@ -12,6 +12,7 @@ mod contract;
 use crate::orchestrator::contract::ModelContract;
 use crate::orchestrator::graph::plan_rules::intent_of;
 use crate::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
+use crate::orchestrator::stages::synthesize::asks::asks_why_not;
 use crate::orchestrator::state::{QueryInput, Work};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Coherence, ExecutionPlan, IntentType, DEFAULT_TOP_K, MAX_TOP_K};
@@ -138,6 +139,12 @@ pub fn plan(query: &str) -> ExecutionPlan {
     plan.metadata_hints = date_hints(&lower);
     plan.suggested_years = plan.metadata_hints.map(|h| h.years()).unwrap_or_default();
     plan.revised_query = revise(&normalised);
+    // Why something was not done: the documents give it as waiting for more information
+    // ("await further confirmation … before easing"), in words the question does not use.
+    if plan.intent == IntentType::Causal && asks_why_not(&lower) {
+        plan.revised_query
+            .push_str(" wait for further evidence before");
+    }
     plan
 }
 

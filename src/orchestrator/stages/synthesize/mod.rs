@@ -6,7 +6,7 @@
 //! Slice: the mode, sentence counts, the answer and its citations `[{n, chunk_id}]`.
 
 mod acronyms;
-mod asks;
+pub mod asks;
 mod contract;
 mod meeting;
 
