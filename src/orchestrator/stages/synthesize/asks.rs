@@ -196,6 +196,13 @@ pub fn classify(question: &str) -> Asks {
     {
         return Asks::Schedule;
     }
+    // "How long would the repo operations continue?": until a month, for an operation or a
+    // facility; for the policy rate or the stance it is guidance.
+    if q.contains("how long")
+        && (any(q, OTHER_OBJECTS) || any(q, &["operations", "arrangements", "lines"]))
+    {
+        return Asks::Schedule;
+    }
     if any(
         q,
         &[
@@ -436,11 +443,12 @@ const VOTE: &[&str] = &[
     "voting against",
     "voted against",
     "dissent",
-    "preferred",
+    "prefer",
     "abstain",
     "objected",
     "opposed",
     "would have favored",
+    "would favor",
 ];
 
 const STARTS_OR_ENDS: &[&str] = &[
@@ -852,6 +860,10 @@ mod tests {
                 Asks::Amount,
             ),
             ("the maximum size of the new lending program?", Asks::Amount),
+            (
+                "How long were the swap arrangements to stay in place in 2008?",
+                Asks::Schedule,
+            ),
         ] {
             assert_eq!(classify(q), asks, "{q}");
         }
