@@ -283,3 +283,30 @@ async fn a_multi_part_question_gets_one_numbered_cited_answer_per_part() {
         .iter()
         .all(|p| p.supported));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sentence_that_answers_two_parts_is_shown_once() {
+    let retriever = corpus();
+    let driver = Driver::qa(Arc::clone(&retriever), None, 2).unwrap();
+    // Both parts are answered by the June 2018 decision sentence.
+    let (r, _) = ask(
+        &driver,
+        "What did the Committee decide in June 2018, and what range did it set in June 2018?",
+    )
+    .await;
+    assert_eq!(
+        r.plan.as_ref().map(|p| p.intent),
+        Some(IntentType::MultiPart),
+        "{}",
+        r.answer
+    );
+    let decision = "1-3/4 to 2 percent";
+    assert_eq!(r.answer.matches(decision).count(), 1, "{}", r.answer);
+    let second = r
+        .answer
+        .lines()
+        .find(|l| l.starts_with("2. "))
+        .unwrap_or_default();
+    assert_eq!(second, "2. Answered by part 1 above.", "{}", r.answer);
+    assert_eq!(r.citations.len(), 1, "{}", r.answer);
+}

@@ -141,6 +141,8 @@ pub fn aggregate(
     let mut previous: Option<(f64, f64)> = None;
     let mut series: Vec<(String, (f64, f64), String)> = Vec::new();
     let only_changes = intent == IntentType::Trend && changes_only(question);
+    // A sentence that answers two parts is shown once: the later part points back to it.
+    let mut shown_bodies: Vec<(String, usize, String)> = Vec::new(); // (sentence, part, label)
     for (k, t) in tasks.iter().enumerate() {
         let status = report
             .status
@@ -156,11 +158,26 @@ pub fn aggregate(
             .merged
             .claims
             .values()
-            .filter(|c| c.task_id == t.id && !losers.contains(c.id.as_str()))
+            // A claim two tasks found is kept once in the union, under one of them; the other
+            // task found it too, and its part is answered by it as well.
+            .filter(|c| {
+                let found = c.task_id == t.id
+                    || report
+                        .outputs
+                        .get(&t.id)
+                        .is_some_and(|o| o.claims.claims.contains_key(&c.id));
+                found && !losers.contains(c.id.as_str())
+            })
             .collect();
         claims.sort_by_key(|c| (c.rank, c.id.clone()));
         let mut part_lines = Vec::new();
+        let mut repeats: Vec<(usize, String)> = Vec::new();
         for c in claims.into_iter().take(lines_per_part(intent)) {
+            let key = c.sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+            if let Some((_, part, first)) = shown_bodies.iter().find(|(b, _, _)| *b == key) {
+                repeats.push((*part, first.clone()));
+                continue;
+            }
             if intent == IntentType::Trend {
                 let now = level(c, FigureKind::Percent).map(|(a, b, _)| (a, b));
                 if let Some(v) = now {
@@ -185,7 +202,18 @@ pub fn aggregate(
                 .map(|d| format!("{}. ", d.long_form()))
                 .unwrap_or_default();
             part_lines.push(shown.clone());
+            shown_bodies.push((key, k + 1, label.clone()));
             lines.push((shown, format!("{date}{body}"), vec![n]));
+        }
+        // A pointer back states nothing of its own, so it carries no citation: the sentence
+        // it points to carries it.
+        if let (true, Some((part, first))) = (part_lines.is_empty(), repeats.first()) {
+            let shown = match intent {
+                IntentType::MultiPart => format!("{}. Answered by part {part} above.", k + 1),
+                _ => format!("- {label}: as for {first} above."),
+            };
+            lines.push((shown.clone(), shown.clone(), vec![]));
+            part_lines.push(shown);
         }
         if part_lines.is_empty() && status != TaskStatus::Done {
             let why = match status {
