@@ -14,6 +14,7 @@ pub mod citations;
 pub mod contract;
 pub mod dispatch;
 pub mod driver;
+pub mod examples;
 pub mod followup;
 pub mod graph;
 pub mod machine;

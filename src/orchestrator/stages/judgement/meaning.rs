@@ -11,7 +11,7 @@
 
 use super::rules::{JudgementKind, MetaTopic};
 use crate::index::{IndexError, Retriever, SentenceVectors};
-use std::sync::{Arc, Mutex};
+use crate::orchestrator::examples::top_mean;
 
 /// The model whose vectors [`MARGIN`] was set with (a prefix of its model id).
 pub const CALIBRATED: &str = "all-MiniLM-L6-v2:";
@@ -229,48 +229,8 @@ impl Reading {
     }
 }
 
-/// The examples' vectors, per model id: embedded once per process.
-static VECTORS: Mutex<Option<SentenceVectorsOf>> = Mutex::new(None);
-
-/// A model id and the examples' vectors under it.
-type SentenceVectorsOf = (String, Arc<Vec<Vec<f32>>>);
-
-fn example_vectors(
-    model: &str,
-    retriever: &dyn Retriever,
-) -> Result<Option<Arc<Vec<Vec<f32>>>>, IndexError> {
-    if let Ok(guard) = VECTORS.lock() {
-        if let Some((m, v)) = guard.as_ref() {
-            if m == model {
-                return Ok(Some(v.clone()));
-            }
-        }
-    }
-    let texts: Vec<&str> = EXAMPLES.iter().map(|(_, t)| *t).collect();
-    let Some(SentenceVectors { model: m, vectors }) = retriever.embed_sentences(&texts)? else {
-        return Ok(None);
-    };
-    let vectors = Arc::new(vectors);
-    if m == model {
-        if let Ok(mut guard) = VECTORS.lock() {
-            *guard = Some((m, vectors.clone()));
-        }
-    }
-    Ok(Some(vectors))
-}
-
 fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// Mean of the `K` largest.
-fn top_mean(mut xs: Vec<f32>) -> f32 {
-    xs.sort_by(|a, b| b.total_cmp(a));
-    let n = xs.len().min(K);
-    if n == 0 {
-        return f32::MIN;
-    }
-    xs[..n].iter().sum::<f32>() / n as f32
 }
 
 /// How `input` reads against the examples; `None` when the retriever has no embedder or one
@@ -289,7 +249,10 @@ pub fn read(input: &str, retriever: &dyn Retriever) -> Result<Option<Reading>, I
     let Some(input_vec) = v.pop() else {
         return Ok(None);
     };
-    let Some(examples) = example_vectors(&model, retriever)? else {
+    let texts: Vec<&str> = EXAMPLES.iter().map(|(_, t)| *t).collect();
+    let Some(examples) =
+        crate::orchestrator::examples::vectors("judgement", &texts, retriever, &model)?
+    else {
         return Ok(None);
     };
     let (mut talk, mut question) = (Vec::new(), Vec::new());
@@ -307,8 +270,8 @@ pub fn read(input: &str, retriever: &dyn Retriever) -> Result<Option<Reading>, I
         }
     }
     Ok(nearest.map(|(_, nearest_talk)| Reading {
-        talk: top_mean(talk),
-        question: top_mean(question),
+        talk: top_mean(talk, K),
+        question: top_mean(question, K),
         nearest_talk,
     }))
 }
@@ -336,11 +299,5 @@ mod tests {
                 assert_eq!(*k == Meta, topic.is_some(), "{t}");
             }
         }
-    }
-
-    #[test]
-    fn top_mean_averages_the_largest() {
-        assert_eq!(top_mean(vec![0.1, 0.9, 0.5, 0.7]), (0.9 + 0.7 + 0.5) / 3.0);
-        assert_eq!(top_mean(vec![0.4]), 0.4);
     }
 }
