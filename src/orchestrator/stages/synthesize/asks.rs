@@ -216,6 +216,10 @@ pub fn classify(question: &str) -> Asks {
             "take into account",
             "depend on",
             "would determine",
+            "what condition",
+            "under what condition",
+            "what would it take",
+            "before it would",
         ],
     ) {
         return Asks::Guidance;
@@ -542,6 +546,42 @@ pub fn subject(question: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a vote question also asks what the dissenters wanted or feared ("and what worried
+/// him?", "what did she want the Committee to signal?").
+pub fn asks_vote_detail(question: &str) -> bool {
+    let q = question.to_lowercase();
+    any(
+        &q,
+        &[
+            "prefer", "want", "worr", "concern", "object", "why", "reason", "argu", "favo",
+            "signal", "fear", "instead", "rather",
+        ],
+    )
+}
+
+/// Whether a sentence says what someone preferred, feared or argued.
+pub fn states_preference(sentence: &str) -> bool {
+    any(
+        &sentence.to_lowercase(),
+        &[
+            "prefer",
+            "favor",
+            "concern",
+            "worr",
+            "believ",
+            "view",
+            "judg",
+            "emphasiz",
+            "object",
+            "argu",
+            "fear",
+            "would have",
+            "wanted",
+            "saw ",
+        ],
+    )
+}
+
 /// Whether the sentence gives waiting for more information as the course taken: the usual
 /// reason for not acting yet ("decided … to wait for some further evidence").
 pub fn waits(lower: &str) -> bool {
@@ -558,6 +598,7 @@ pub fn waits(lower: &str) -> bool {
             "more information",
             "before reaching",
             "for the time being",
+            "premature",
         ],
     )
 }
@@ -583,6 +624,18 @@ pub fn asks_why_not(question: &str) -> bool {
             " stand pat",
         ],
     )
+}
+
+/// The sentence without the month of an earlier meeting ("since the Committee met in June"):
+/// it dates the information, not what begins or ends.
+fn without_past_meetings(sentence: &str) -> String {
+    let mut out = sentence.to_string();
+    for m in crate::calendar::MONTH_NAMES {
+        for lead in ["met in ", "meeting in ", "since "] {
+            out = out.replace(&format!("{lead}{m}"), lead);
+        }
+    }
+    out
 }
 
 /// Whether the text names a month (the schedule questions' answer): a month's full name,
@@ -740,7 +793,7 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
             }
         }
         Asks::Schedule => {
-            let month = names_month(sentence);
+            let month = names_month(&without_past_meetings(sentence));
             let when = any(s, STARTS_OR_ENDS);
             match (month, when) {
                 (true, true) => 1.0,
@@ -913,6 +966,29 @@ mod tests {
             "the committee decided to wait for further evidence of progress."
         ));
         assert!(!waits("the committee decided to lower the target range."));
+    }
+
+    #[test]
+    fn the_month_of_an_earlier_meeting_is_no_schedule() {
+        let since = "Information received since the Federal Open Market Committee met in June indicates that growth rebounded.";
+        let begins =
+            "Beginning in September, the Committee will add to its holdings at a slower pace.";
+        assert!(cue(Asks::Schedule, begins) > cue(Asks::Schedule, since));
+        assert!(cue(Asks::Schedule, since) <= 0.2);
+    }
+
+    #[test]
+    fn a_vote_question_can_ask_for_the_dissenters_preference() {
+        assert!(asks_vote_detail(
+            "Who dissented in 2012, and what did he fear?"
+        ));
+        assert!(!asks_vote_detail("Who dissented in March 2012?"));
+        assert!(states_preference(
+            "Mr. Lacker preferred to omit the guidance."
+        ));
+        assert!(!states_preference(
+            "Voting against the action was Jeffrey M. Lacker."
+        ));
     }
 
     #[test]

@@ -235,6 +235,26 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             chosen.push((i, Vec::new()));
         }
     }
+    // "Who dissented, and what worried him?": the answer names the dissenter *and* gives what
+    // they preferred or feared; if no chosen sentence does, the best one that does joins.
+    if asks == Asks::Vote && asks::asks_vote_detail(&question) {
+        let dissenters = dissenters(&cands);
+        let gives_detail = |c: &Candidate| {
+            asks::states_preference(&c.text)
+                && names(&c.text).iter().any(|n| dissenters.contains(n))
+        };
+        if !chosen.iter().any(|(i, _)| gives_detail(&cands[*i])) {
+            if let Some(&i) = order
+                .iter()
+                .find(|&&i| gives_detail(&cands[i]) && !chosen.iter().any(|(j, _)| *j == i))
+            {
+                if chosen.len() >= max_sentences {
+                    chosen.pop();
+                }
+                chosen.push((i, Vec::new()));
+            }
+        }
+    }
     // Another passage is cited beside a sentence only when it supports it (its figures, dates
     // and names), so `[1][2]` never puts a meeting's figure on a passage that states another.
     for (i, support) in &mut chosen {
@@ -395,6 +415,11 @@ fn subject_cues(question: &str, cands: &mut [Candidate]) {
             " remain",
             " has been ",
             " have been ",
+            " become",
+            " became",
+            " appear",
+            " seem",
+            " continued to ",
         ]
         .iter()
         .any(|v| lower.contains(v));
@@ -407,17 +432,22 @@ fn subject_cues(question: &str, cands: &mut [Candidate]) {
 /// A vote question asks who dissented *and* what they preferred or why: a sentence naming a
 /// dissenter ("Mr. Hoenig believed the risks … outweighed the benefits") offers it too.
 fn second_vote_sentences(cands: &mut [Candidate]) {
-    let dissenters: Vec<String> = cands
-        .iter()
-        .filter(|c| c.cue >= 1.0)
-        .flat_map(|c| names(&c.text))
-        .filter(|n| !COMMON_NAMES.contains(&n.as_str()))
-        .collect();
+    let dissenters = dissenters(cands);
     for c in cands.iter_mut().filter(|c| c.cue < 1.0) {
         if names(&c.text).iter().any(|n| dissenters.contains(n)) {
             c.cue = 0.8;
         }
     }
+}
+
+/// The people the vote sentences name.
+fn dissenters(cands: &[Candidate]) -> Vec<String> {
+    cands
+        .iter()
+        .filter(|c| c.cue >= 1.0)
+        .flat_map(|c| names(&c.text))
+        .filter(|n| !COMMON_NAMES.contains(&n.as_str()))
+        .collect()
 }
 
 /// Capitalised words of vote sentences that are not people.
