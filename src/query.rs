@@ -25,9 +25,16 @@ impl MetadataHints {
 
 /// "late-June", "mid-2008": a part named before a month or a year, joined by a hyphen.
 fn hyphen_part(word: &str) -> (Option<&str>, &str) {
-    for part in ["early-", "mid-", "late-"] {
-        if let Some(rest) = word.strip_prefix(part) {
-            return (Some(&part[..part.len() - 1]), rest);
+    for (prefix, part) in [
+        ("early-", "early"),
+        ("mid-", "mid"),
+        ("late-", "late"),
+        ("end-of-", "late"),
+        ("start-of-", "early"),
+        ("beginning-of-", "early"),
+    ] {
+        if let Some(rest) = word.strip_prefix(prefix) {
+            return (Some(part), rest);
         }
     }
     (None, word)
@@ -147,7 +154,17 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
         // "March 15, 2020", "15 March 2020", "March 2020"
         let prev = i.checked_sub(1).map(|j| words[j]);
         let prev2 = i.checked_sub(2).map(|j| words[j]);
-        let day = |s: &str| s.parse::<u8>().ok().filter(|d| (1..=31).contains(d));
+        // A day, or the days of a two-day meeting ("16-17"): its first and last day.
+        let day = |s: &str| -> Option<(u8, u8)> {
+            let ok = |d: u8| (1..=31).contains(&d).then_some(d);
+            match s.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b) = (ok(a.parse().ok()?)?, ok(b.parse().ok()?)?);
+                    (a <= b).then_some((a, b))
+                }
+                None => s.parse().ok().and_then(ok).map(|d| (d, d)),
+            }
+        };
         let found = match (prev2, prev) {
             (Some(m), Some(d)) if month(m).is_some() && day(d).is_some() => {
                 month(m).zip(day(d)).map(|md| (md, 2))
@@ -155,26 +172,26 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
             (Some(d), Some(m)) if month(m).is_some() && day(d).is_some() => {
                 month(m).zip(day(d)).map(|md| (md, 2))
             }
-            (_, Some(m)) if month(m).is_some() => month(m).map(|m| ((m, 0), 1)),
+            (_, Some(m)) if month(m).is_some() => month(m).map(|m| ((m, (0, 0)), 1)),
             _ => None,
         };
         let (hint, before) = match found {
             // "between January and June 2018", "from March to December 2018": the first month
             // borrows the year of the second.
-            Some(((m, 0), before)) => match open_month_range(&words, i - before) {
+            Some(((m, (0, _)), before)) => match open_month_range(&words, i - before) {
                 Some(m0) if m0 < m => (range(y, m0, m), before + 2),
                 _ => (range(y, m, m), before),
             },
-            Some(((m, d), before)) if d <= days_in_month(y, m) => {
-                let date = Date {
+            Some(((m, (d1, d2)), before)) if d2 <= days_in_month(y, m) => {
+                let date = |day| Date {
                     year: y,
                     month: m,
-                    day: d,
+                    day,
                 };
                 (
                     MetadataHints {
-                        date_start: date,
-                        date_end: date,
+                        date_start: date(d1),
+                        date_end: date(d2),
                     },
                     before,
                 )
@@ -302,6 +319,25 @@ mod tests {
         assert_eq!(spans("early-2019")[0].2, "2019-04-30");
         // A hyphen joins only these parts: "pre-2008" is no date.
         assert!(spans("pre-2008 levels").is_empty());
+        assert_eq!(
+            spans("as of the end-of-July 2013 statement")[0].1,
+            "2013-07-01"
+        );
+    }
+
+    #[test]
+    fn the_days_of_a_two_day_meeting() {
+        assert_eq!(
+            spans("at the December 16-17, 2014 FOMC meeting"),
+            vec![(
+                "december 16-17 2014".into(),
+                "2014-12-16".into(),
+                "2014-12-17".into()
+            )]
+        );
+        assert_eq!(spans("on 30-31 January 2024")[0].2, "2024-01-31");
+        // A backwards range is no day: only the year is read.
+        assert_eq!(spans("December 17-16, 2014")[0].1, "2014-01-01");
     }
 
     #[test]

@@ -103,6 +103,36 @@ const POLICY_SUBJECTS: &[&str] = &[
     "reinvest",
 ];
 
+/// Where the subject of "what did they say about …" begins, also with words between ("say
+/// in July 2016 about near-term risks"): after the first " about " that follows a verb of saying.
+fn said_about(q: &str) -> Option<usize> {
+    let verb = [
+        " say ",
+        " said ",
+        " note ",
+        " noted ",
+        " mention ",
+        " write ",
+        " state ",
+    ]
+    .iter()
+    .filter_map(|v| q.find(v).map(|i| i + v.len()))
+    .min()?;
+    // "say on 3 May 2023 about …": a date is not the subject; the subject is what follows.
+    let rest = &q[verb - 1..];
+    [" about ", " on ", " regarding "]
+        .iter()
+        .flat_map(|a| rest.match_indices(a).map(move |(i, _)| i + a.len()))
+        .filter(|&i| {
+            let next = rest[i..].split_whitespace().next().unwrap_or("");
+            !next.is_empty()
+                && !next.chars().any(|c| c.is_ascii_digit())
+                && crate::calendar::month_from_name(next).is_none()
+        })
+        .min()
+        .map(|i| verb - 1 + i)
+}
+
 /// What `question` asks for. The order matters: "why did they hold rates" is a reason, "who
 /// voted against the hike" a vote, "when did the runoff begin" a schedule, before the rate and
 /// amount words they also contain count. A clause the question sets aside ("apart from cutting
@@ -131,6 +161,9 @@ pub fn classify(question: &str) -> Asks {
             "who voted",
             "opposed",
             "objected",
+            "broke ranks",
+            "voted no",
+            "no vote",
         ],
     ) {
         return Asks::Vote;
@@ -218,6 +251,9 @@ pub fn classify(question: &str) -> Asks {
             "would determine",
             "what condition",
             "under what condition",
+            "hinge",
+            "contingent on",
+            "conditional on",
             "what would it take",
             "before it would",
         ],
@@ -304,16 +340,7 @@ pub fn classify(question: &str) -> Asks {
     }
     // "What did the FOMC say about inflation?": a characterisation; about an instrument or an
     // action ("about its purchase program"), what was decided about it.
-    if let Some(at) = [
-        " say about ",
-        " said about ",
-        " note about ",
-        " noted about ",
-        " say on ",
-    ]
-    .iter()
-    .find_map(|m| q.find(m).map(|i| i + m.len()))
-    {
+    if let Some(at) = said_about(q) {
         return if any(&q[at..], POLICY_SUBJECTS) {
             Asks::Decision
         } else {
@@ -515,18 +542,18 @@ const DESCRIBES: &[&str] = &[
 /// The subject a description question names, as its content words: "banking system" in "what
 /// did the Committee say about the banking system on 3 May 2023?". Empty when none is named.
 pub fn subject(question: &str) -> Vec<String> {
-    let q = question.to_lowercase();
-    let Some(at) = [
-        " say about ",
-        " said about ",
-        "describe ",
-        "characterise ",
-        "characterize ",
-        " assessment of ",
-        " view of ",
-    ]
-    .iter()
-    .find_map(|m| q.find(m).map(|i| i + m.len())) else {
+    let q = format!(" {} ", question.to_lowercase());
+    let Some(at) = said_about(&q).or_else(|| {
+        [
+            "describe ",
+            "characterise ",
+            "characterize ",
+            " assessment of ",
+            " view of ",
+        ]
+        .iter()
+        .find_map(|m| q.find(m).map(|i| i + m.len()))
+    }) else {
         return Vec::new();
     };
     const SKIP: &[&str] = &[
@@ -917,6 +944,15 @@ mod tests {
                 "How long were the swap arrangements to stay in place in 2008?",
                 Asks::Schedule,
             ),
+            (
+                "What did the FOMC say in May 2012 about household spending?",
+                Asks::Description,
+            ),
+            ("Who broke ranks in March 2012?", Asks::Vote),
+            (
+                "What did the FOMC say on 3 May 2023 about the banking system?",
+                Asks::Description,
+            ),
         ] {
             assert_eq!(classify(q), asks, "{q}");
         }
@@ -1002,6 +1038,10 @@ mod tests {
             vec!["consumer", "spending"]
         );
         assert!(subject("What was decided in 2015?").is_empty());
+        assert_eq!(
+            subject("What did the FOMC say in July 2016 about near-term risks?"),
+            vec!["near", "term", "risks"]
+        );
     }
 
     #[test]

@@ -119,7 +119,14 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         for s in sentences(&passage.text) {
             let text = clean_sentence(s);
             let words = text.split_whitespace().count();
-            if (4..=120).contains(&words) && is_whole_sentence(&text) && !is_name_list(&text) {
+            // Long sentences are mostly run-on text, but one vote sentence can give three
+            // dissenters and each one's view.
+            let longest = if asks == Asks::Vote && cue(asks, &text) >= 1.0 {
+                250
+            } else {
+                120
+            };
+            if (4..=longest).contains(&words) && is_whole_sentence(&text) && !is_name_list(&text) {
                 cands.push(Candidate {
                     cue: cue(asks, &text),
                     expansions: acronyms::expansions(&text, &defs),
@@ -174,7 +181,15 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let w_cue = if asks == Asks::Other { 0.0 } else { W_CUE };
     let asks_procedure = is_procedural(&question) || {
         let q = question.to_lowercase();
-        q.contains("next meeting") || q.contains("approve the minutes")
+        [
+            "next meeting",
+            "following meeting",
+            "approve the minutes",
+            "date of the",
+        ]
+        .iter()
+        .any(|m| q.contains(m))
+            || (q.contains("date") && q.contains("meeting"))
     };
     for (i, c) in cands.iter_mut().enumerate() {
         let terms: HashSet<String> = retriever
