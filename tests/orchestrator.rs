@@ -231,6 +231,14 @@ async fn talk_outside_the_word_lists_is_replied_to_by_its_meaning() {
         );
         assert!(talk > question, "{input}: {slice}");
     }
+    // Gibberish is not read for meaning: the planner says it could not make out a question.
+    let (r, _) = ask("zzxq vvbnm qwrtp", vec![]).await;
+    assert_eq!(r.cached_state["judgement"]["basis"], "words");
+    assert_eq!(
+        r.cached_state["plan"]["coherence"], "incoherent",
+        "{}",
+        r.answer
+    );
     // Questions about a subject go on to retrieval, in the documents' domain or not.
     for input in [
         "what did they do about mortgage-backed securities",

@@ -81,6 +81,32 @@ pub enum Basis {
     DateOrFigure,
     /// The reading of meaning against the examples.
     Meaning,
+    /// Read as talk, but the collection answers it: its best passage is relevant enough that
+    /// it is a question about the documents ("which header does the gateway accept?").
+    Collection,
+}
+
+/// A passage at least this relevant (the evaluate stage's calibrated relevance, the `high`
+/// band) makes an input read as talk a question the collection answers.
+pub const ANSWERED_BY_COLLECTION: f64 = 0.55;
+
+/// The calibrated relevance of the collection's best passage for `input`.
+fn best_relevance(input: &str, retriever: &dyn Retriever) -> Result<f64, crate::index::IndexError> {
+    use crate::index::{SearchMode, SearchRequest};
+    let req = SearchRequest {
+        query: input.to_string(),
+        years: Vec::new(),
+        k: 3,
+    };
+    let hits = retriever.search(&req, SearchMode::Hybrid)?.hits;
+    let qvec = retriever.embed_query(input)?;
+    let rel = crate::orchestrator::stages::evaluate::chunk_relevance(
+        retriever,
+        input,
+        qvec.as_deref(),
+        &hits,
+    );
+    Ok(rel.into_iter().fold(0.0, f64::max))
 }
 
 /// The offline judgement of an input.
@@ -90,6 +116,8 @@ pub struct Offline {
     pub topic: Option<MetaTopic>,
     pub basis: Basis,
     pub reading: Option<Reading>,
+    /// The relevance of the collection's best passage, when it was looked at.
+    pub collection: Option<f64>,
 }
 
 /// Judges an input offline: the word rules, then (for an input they would send to retrieval
@@ -101,12 +129,18 @@ pub fn judge_offline(input: &str, retriever: &dyn Retriever) -> Offline {
         topic,
         basis,
         reading,
+        collection: None,
     };
     if kind != JudgementKind::Inquiry {
         return offline(kind, topic, Basis::Words, None);
     }
     if names_date_or_figure(input) {
         return offline(kind, None, Basis::DateOrFigure, None);
+    }
+    // Gibberish has a vector too, and it can sit nearer talk than questions: it goes on to the
+    // planner, which tells the user it could not make out a question.
+    if crate::orchestrator::stages::plan::incoherence(&input.to_lowercase()).is_some() {
+        return offline(kind, topic, Basis::Words, None);
     }
     let reading = match meaning::read(input, retriever) {
         Ok(r) => r,
@@ -117,9 +151,20 @@ pub fn judge_offline(input: &str, retriever: &dyn Retriever) -> Offline {
     };
     match reading {
         Some(r) => match r.nearest_talk {
-            Label::Talk(kind, topic) if r.is_talk() => {
-                offline(kind, topic, Basis::Meaning, Some(r))
-            }
+            Label::Talk(kind, topic) if r.is_talk() => match best_relevance(input, retriever) {
+                Ok(rel) if rel >= ANSWERED_BY_COLLECTION => Offline {
+                    collection: Some(rel),
+                    ..offline(JudgementKind::Inquiry, None, Basis::Collection, Some(r))
+                },
+                Ok(rel) => Offline {
+                    collection: Some(rel),
+                    ..offline(kind, topic, Basis::Meaning, Some(r))
+                },
+                Err(e) => {
+                    tracing::warn!(error = %e, "judgement: could not search the collection");
+                    offline(kind, topic, Basis::Meaning, Some(r))
+                }
+            },
             _ => offline(JudgementKind::Inquiry, None, Basis::Meaning, Some(r)),
         },
         None => offline(kind, topic, Basis::Words, None),
@@ -137,6 +182,9 @@ fn record(work: &mut Work, j: Judgement, offline: Option<&Offline>) -> StageOutc
             let round = |x: f32| (x * 1000.0).round() / 1000.0;
             slice["meaning"] = json!({"talk": round(r.talk), "question": round(r.question),
                                       "margin": meaning::MARGIN});
+        }
+        if let Some(rel) = o.collection {
+            slice["collection_relevance"] = json!((rel * 1000.0).round() / 1000.0);
         }
     }
     work.judgement = Some(j);

@@ -148,8 +148,8 @@ pub fn plan(query: &str) -> ExecutionPlan {
     plan
 }
 
-/// Why the input is not a question, if it is not.
-fn incoherence(lower: &str) -> Option<String> {
+/// Why the input is not a question, if it is not (lower case).
+pub fn incoherence(lower: &str) -> Option<String> {
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
