@@ -8,6 +8,7 @@
 mod acronyms;
 pub mod asks;
 mod contract;
+mod cues;
 mod meeting;
 
 use crate::index::Hit;
@@ -20,7 +21,8 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
-use asks::{classify, cue, names_month, Asks};
+use asks::{classify, Asks};
+use cues::{cue, names_month};
 use meeting::{answer_hits, pointer, with_candidates};
 use serde_json::json;
 use std::collections::HashSet;
@@ -166,7 +168,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // other reason-sounding sentence (why the economy moved) counts for less.
     if asks == Asks::Reason && asks::asks_why_not(&question) {
         for c in &mut cands {
-            c.cue = if asks::waits(&c.text.to_lowercase()) {
+            c.cue = if cues::waits(&c.text.to_lowercase()) {
                 1.0
             } else {
                 c.cue * 0.7
@@ -255,7 +257,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if asks == Asks::Vote && asks::asks_vote_detail(&question) {
         let dissenters = dissenters(&cands);
         let gives_detail = |c: &Candidate| {
-            asks::states_preference(&c.text)
+            cues::states_preference(&c.text)
                 && names(&c.text).iter().any(|n| dissenters.contains(n))
         };
         if !chosen.iter().any(|(i, _)| gives_detail(&cands[*i])) {

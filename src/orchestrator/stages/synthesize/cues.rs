@@ -1,0 +1,488 @@
+//! How strongly a sentence offers what a question asks for ([`super::asks::Asks`]): the words of
+//! decisions, reasons, votes, schedules, amounts, guidance and characterisations, as policy
+//! documents write them.
+
+use super::asks::{any, Asks};
+
+/// Verbs that record a decision.
+const DECIDED: &[&str] = &[
+    "decided",
+    "voted to",
+    "voted today",
+    "agreed to",
+    "agreed that",
+    "authorized",
+    "approved",
+    "established",
+    "adopted",
+    "directed",
+    "announced",
+    "will begin",
+    "will purchase",
+    "will lend",
+    "will reduce",
+    "will increase",
+    "will slow",
+    "will conclude",
+    "will continue",
+    "will maintain",
+    "will roll",
+    "will reinvest",
+    "will provide",
+    "intends to",
+    "decision",
+    "to extend",
+    "reaffirm",
+    "voted unanimously",
+    "will be closing",
+    "will close",
+];
+
+const REASON_STRONG: &[&str] = &[
+    "in light of",
+    "because",
+    "to support",
+    "owing to",
+    "in view of",
+    "due to",
+    "rationale",
+    "reason",
+    "insurance",
+    "as a result of",
+    "in order to",
+    "in response to",
+    "to help",
+    "given the",
+    "given that",
+    "reflecting",
+    "to foster",
+    "to promote",
+    "would help",
+    "so as to",
+];
+const REASON_WEAK: &[&str] = &[
+    "concern",
+    "judged that",
+    "uncertain",
+    "risk",
+    "since ",
+    "to assess",
+    "warrant",
+    "appropriate",
+    "effects of",
+    "developments",
+];
+
+/// Words of forward guidance: what the Committee expects to do and for how long.
+const GUIDANCE: &[&str] = &[
+    "believes",
+    "anticipates",
+    "expects",
+    "likely to",
+    "can be",
+    "will be appropriate",
+    "considerable period",
+    "extended period",
+    "patient",
+    "measured",
+    "for some time",
+    "judges that",
+    "will depend",
+    "well past",
+    "until",
+    "take into account",
+    "in determining",
+    "will assess",
+    "will monitor",
+];
+
+const VOTE: &[&str] = &[
+    "voting against",
+    "voted against",
+    "dissent",
+    "prefer",
+    "abstain",
+    "objected",
+    "opposed",
+    "would have favored",
+    "would favor",
+];
+
+const STARTS_OR_ENDS: &[&str] = &[
+    "begin",
+    "beginning",
+    "start",
+    "starting",
+    "through",
+    "until",
+    "by the end of",
+    "end of",
+    "effective",
+    "expire",
+    "conclude",
+    "complete",
+    "finish",
+    "commenc",
+    "as of",
+    "in ",
+    "from ",
+    "by ",
+];
+
+const AMOUNT_UNITS: &[&str] = &["billion", "million", "trillion"];
+
+const DESCRIBES: &[&str] = &[
+    "information received",
+    "indicates",
+    "suggests",
+    "has been",
+    "have been",
+    "remained",
+    "remains",
+    "remain ",
+    "expanding",
+    "expanded",
+    "weakened",
+    "improved",
+    "softened",
+    "slowed",
+    "eased",
+    "declined",
+    "moderate",
+    "solid",
+    "strong",
+    "elevated",
+    "sluggish",
+    "firmer",
+    "brisk",
+    "weak",
+    "economic activity",
+    "labor market",
+    "inflation",
+    "spending",
+    "job gains",
+    "unemployment",
+    "growth",
+];
+
+/// Whether a sentence says what someone preferred, feared or argued.
+pub fn states_preference(sentence: &str) -> bool {
+    any(
+        &sentence.to_lowercase(),
+        &[
+            "prefer",
+            "favor",
+            "concern",
+            "worr",
+            "believ",
+            "view",
+            "judg",
+            "emphasiz",
+            "object",
+            "argu",
+            "fear",
+            "would have",
+            "wanted",
+            "saw ",
+        ],
+    )
+}
+
+/// Whether the sentence gives waiting for more information as the course taken: the usual
+/// reason for not acting yet ("decided … to wait for some further evidence").
+pub fn waits(lower: &str) -> bool {
+    any(
+        lower,
+        &[
+            "wait for",
+            "to wait",
+            "await",
+            "further evidence",
+            "further information",
+            "further confirmation",
+            "more evidence",
+            "more information",
+            "before reaching",
+            "for the time being",
+            "premature",
+        ],
+    )
+}
+
+/// The sentence without the month of an earlier meeting ("since the Committee met in June"):
+/// it dates the information, not what begins or ends.
+fn without_past_meetings(sentence: &str) -> String {
+    let mut out = sentence.to_string();
+    for m in crate::calendar::MONTH_NAMES {
+        for lead in ["met in ", "meeting in ", "since "] {
+            out = out.replace(&format!("{lead}{m}"), lead);
+        }
+    }
+    out
+}
+
+/// Whether the text names a month (the schedule questions' answer): a month's full name,
+/// capitalised, so "the Committee may act" names none.
+pub fn names_month(sentence: &str) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphabetic())
+        .any(|w| crate::calendar::MONTH_NAMES.contains(&w))
+}
+
+/// Whether the text states a figure followed by a unit: `$4 billion`, `2 percent`, `25 basis
+/// points`.
+fn states_figure(lower: &str) -> bool {
+    lower.contains('$')
+        || lower
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| {
+                w[0].chars().any(|c| c.is_ascii_digit())
+                    && (w[1].starts_with("percent") || w[1].starts_with("basis"))
+            })
+}
+
+/// How strongly `sentence` offers what the question asks for, 0 to 1.
+pub fn cue(asks: Asks, sentence: &str) -> f64 {
+    let s = sentence.to_lowercase();
+    let s = s.as_str();
+    match asks {
+        Asks::Rate => {
+            // A dissenter's preferred move is not the Committee's.
+            if any(s, VOTE) {
+                return 0.0;
+            }
+            let rate = any(s, &["federal funds rate", "target range", "funds rate"]);
+            // A decision is in the past or "today"; "anticipates that … will be appropriate
+            // to raise" is guidance about later meetings, not this meeting's move.
+            let decided = any(
+                s,
+                &[
+                    "decided",
+                    "voted",
+                    "today",
+                    "reaffirmed",
+                    "agreed",
+                    "lowered",
+                    "raised",
+                ],
+            );
+            let guidance = any(
+                s,
+                &[
+                    "anticipates",
+                    "expects",
+                    "will be appropriate",
+                    "in determining",
+                ],
+            );
+            if guidance && !decided {
+                return if rate { 0.2 } else { 0.0 };
+            }
+            match (rate, decided, states_figure(s)) {
+                (true, true, true) => 1.0,
+                (true, true, false) | (true, false, true) => 0.6,
+                (true, false, false) => 0.3,
+                _ => 0.0,
+            }
+        }
+        Asks::Guidance => {
+            if any(s, GUIDANCE) {
+                1.0
+            } else if any(s, &["will", "future", "coming"]) {
+                0.4
+            } else {
+                0.0
+            }
+        }
+        Asks::Decision => {
+            if any(s, DECIDED) {
+                1.0
+            } else if any(
+                s,
+                &[
+                    "the committee will",
+                    "will be",
+                    "plans to",
+                    "expects to",
+                    "believes",
+                    "anticipates",
+                    "judges",
+                    "likely to",
+                    "can be",
+                    "intend",
+                ],
+            ) {
+                0.5
+            } else {
+                0.0
+            }
+        }
+        Asks::Reason => {
+            // Minutes record the reasons for a decision as the members' judgement in the
+            // policy discussion ("most members agreed that the outlook had deteriorated by
+            // enough to warrant …"); participants' views are the wider outlook discussion.
+            let committee = any(
+                s,
+                &[
+                    "members",
+                    "the committee's judgment",
+                    "the committee judged",
+                ],
+            );
+            let judged = any(
+                s,
+                &[
+                    "agreed",
+                    "judged",
+                    "concluded",
+                    "considered",
+                    "concerned",
+                    "were seen as",
+                    "viewed",
+                    "believed",
+                    "judgment",
+                ],
+            );
+            // "Members agreed that accommodation should be provided through …" prescribes the
+            // means, not the reason.
+            let prescribes = any(s, &[" should ", "decided"]);
+            // "With the unemployment rate nearing 6-1/2 percent, the Committee has updated its
+            // forward guidance": the circumstance opens the sentence of the action.
+            let opens_with_circumstance = ["with ", "given ", "as a result", "in view of"]
+                .iter()
+                .any(|o| s.starts_with(o))
+                && s.contains(", the committee");
+            if any(s, REASON_STRONG)
+                || (committee && judged && !prescribes)
+                || opens_with_circumstance
+                || waits(s)
+            {
+                1.0
+            } else if any(s, REASON_WEAK) {
+                0.5
+            } else {
+                0.0
+            }
+        }
+        Asks::Vote => {
+            if any(s, VOTE) {
+                1.0
+            } else if any(s, &["voting for", "voted for", "unanimous"]) {
+                0.3
+            } else {
+                0.0
+            }
+        }
+        Asks::Schedule => {
+            let month = names_month(&without_past_meetings(sentence));
+            let when = any(s, STARTS_OR_ENDS);
+            match (month, when) {
+                (true, true) => 1.0,
+                (true, false) => 0.6,
+                (false, true) => 0.2,
+                _ => 0.0,
+            }
+        }
+        Asks::Amount => {
+            if s.contains('$') && any(s, AMOUNT_UNITS) {
+                1.0
+            } else if states_figure(s) {
+                0.7
+            } else if s.chars().any(|c| c.is_ascii_digit()) {
+                0.3
+            } else {
+                0.0
+            }
+        }
+        Asks::Description => {
+            let n = DESCRIBES.iter().filter(|c| s.contains(*c)).count();
+            (n as f64 / 3.0).min(1.0)
+        }
+        Asks::Other => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::orchestrator::stages::synthesize::asks::{asks_vote_detail, asks_why_not};
+
+    #[test]
+    fn sentences_offering_the_asked_thing_score_higher() {
+        let decision =
+            "The Federal Reserve announced today an expansion of its securities lending program.";
+        let preamble = "Since the coordinated actions taken in December 2007, the G-10 central banks have continued to work together closely.";
+        assert!(cue(Asks::Decision, decision) > cue(Asks::Decision, preamble));
+        let reason =
+            "The Committee took this action in light of the implications of developments abroad.";
+        assert!(cue(Asks::Reason, reason) > cue(Asks::Reason, preamble));
+        let vote = "Voting against the action was Jeffrey M. Lacker, who preferred to raise the target range.";
+        assert_eq!(cue(Asks::Vote, vote), 1.0);
+        assert_eq!(cue(Asks::Vote, decision), 0.0);
+        let when = "The Committee will begin balance sheet normalization in October.";
+        let no_month = "The Committee will begin balance sheet normalization soon.";
+        assert!(cue(Asks::Schedule, when) > cue(Asks::Schedule, no_month));
+        let amount =
+            "The Committee will purchase up to $300 billion of longer-term Treasury securities.";
+        assert!(cue(Asks::Amount, amount) > cue(Asks::Amount, when));
+        let rate = "The Committee decided today to lower its target for the federal funds rate by 25 basis points to 2 percent.";
+        assert_eq!(cue(Asks::Rate, rate), 1.0);
+        let later = "The Committee anticipates that it will be appropriate to raise the target range for the federal funds rate when inflation rises.";
+        assert!(cue(Asks::Rate, later) < cue(Asks::Rate, rate) / 2.0);
+        assert_eq!(
+            cue(Asks::Rate, vote),
+            0.0,
+            "a dissenter's preference is not the decision"
+        );
+        let guidance = "The Committee believes that policy accommodation can be maintained for a considerable period.";
+        assert_eq!(cue(Asks::Guidance, guidance), 1.0);
+        assert_eq!(cue(Asks::Guidance, preamble), 0.0);
+        assert!(cue(Asks::Rate, preamble) < 0.5);
+        assert_eq!(cue(Asks::Other, rate), 0.0);
+    }
+
+    #[test]
+    fn why_not_questions_and_waiting_reasons() {
+        assert!(asks_why_not("Why did the Fed hold off on cutting in 2019?"));
+        assert!(asks_why_not("What was the reason for not raising rates?"));
+        assert!(asks_why_not("why didn't they move?"));
+        assert!(!asks_why_not("Why did the Committee cut rates?"));
+        assert!(waits(
+            "the committee decided to wait for further evidence of progress."
+        ));
+        assert!(!waits("the committee decided to lower the target range."));
+    }
+
+    #[test]
+    fn the_month_of_an_earlier_meeting_is_no_schedule() {
+        let since = "Information received since the Federal Open Market Committee met in June indicates that growth rebounded.";
+        let begins =
+            "Beginning in September, the Committee will add to its holdings at a slower pace.";
+        assert!(cue(Asks::Schedule, begins) > cue(Asks::Schedule, since));
+        assert!(cue(Asks::Schedule, since) <= 0.2);
+    }
+
+    #[test]
+    fn a_vote_question_can_ask_for_the_dissenters_preference() {
+        assert!(asks_vote_detail(
+            "Who dissented in 2012, and what did he fear?"
+        ));
+        assert!(!asks_vote_detail("Who dissented in March 2012?"));
+        assert!(states_preference(
+            "Mr. Lacker preferred to omit the guidance."
+        ));
+        assert!(!states_preference(
+            "Voting against the action was Jeffrey M. Lacker."
+        ));
+    }
+
+    #[test]
+    fn months_are_names_not_words_like_may_or_march_in_lower_case() {
+        assert!(names_month("runoff will begin in June"));
+        assert!(names_month("by the end of March 2012"));
+        assert!(names_month("starting in May"));
+        assert!(!names_month("the Committee may act"));
+    }
+}
