@@ -1,40 +1,104 @@
 #!/usr/bin/env python3
 """Check the fresh answer and judgement sets (standard library only).
 
-Usage: python3 scripts/check_fresh_sets.py [--corpus DIR] [--fresh DIR] [--existing-eval DIR] [--dev FILE]
+Usage: python3 scripts/check_fresh_sets.py [--corpus DIR] [--eval-dir DIR] [--existing-eval DIR] [--dev FILE]
 
-Adapted from scripts/check_eval_sets.py. Checks every line of answers-fresh-{tune,heldout}.jsonl and
-judgement-fresh.jsonl: valid JSON, required fields, `kind`/`source`/`expect` values in range, every
-cited file exists in the corpus, every `evidence` string occurs verbatim in the `source` file,
-every `expect_all` phrase occurs (case-insensitive) in the evidence, every `expect_any` phrase occurs
-in a cited file, rate items carry the numeric answer the existing checker reads, ids are unique,
-and no question or input is repeated. In addition: no id, question or input collides with the
-existing sets (answers/judgement tune + heldout, fomc-qa-dev), no answer item uses a meeting date
-that occurs in those answer sets, ids carry the "f-" / "j-f-" prefix, and the counts match the
-brief (kind mix, about 35 minutes items, 23 + 23 judgement inputs). Prints a summary table and
-exits non-zero on any error.
+One checker for the three fresh sets written after the original ones (see eval/README.md):
+
+  second set  answers-fresh-tune.jsonl + answers-fresh-heldout.jsonl, judgement-fresh.jsonl
+  third set   answers-fresh3.jsonl
+  fourth set  answers-fresh4.jsonl
+
+Adapted from scripts/check_eval_sets.py. Every answer line of every set: valid JSON, required
+fields, `kind`/`source` in range, every cited file exists in the corpus and is from the item's year,
+the `evidence` string occurs verbatim in the cited `source` file, every `expect_all` phrase occurs
+(case-insensitive) in the evidence, every `expect_any` phrase occurs in a cited file, rate items
+carry the numeric answer the existing checker reads, schedule items expect a month and amount items
+a figure, the item names exactly one meeting, ids are unique and no question repeats within the set,
+and no id or question collides with the sets written before it or with fomc-qa-dev. Judgement lines:
+valid JSON, required fields, `expect` in range, unique ids and inputs, no collision with the
+original judgement sets.
+
+What differs between the sets (id prefix, kind counts, minutes range, total, which earlier sets'
+meetings are excluded, rate items allowed or not, the expect_all limit, the fourth set's rule that
+no evidence sentence is shared with any earlier set or fomc-qa-dev) is the table SETS below, not
+code. Prints a summary per set and "all checks passed", or the errors and exits 1.
+
+--eval-dir (alias --fresh) is the folder holding the fresh files (default: eval/ of this repository);
+--existing-eval the folder holding the original answers/judgement tune + heldout sets (default: the
+same folder); --dev the fomc-qa-dev.jsonl file (default ../shared/eval/fomc-qa-dev.jsonl beside the
+repository); --corpus the FOMC documents (default ../shared/corpus/fomc).
 """
 
 import argparse
 import collections
+import dataclasses
 import json
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EVAL = os.path.join(ROOT, "eval")
+DEFAULT_EVAL = os.path.join(ROOT, "eval")
 DEFAULT_CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "fomc")
-DEFAULT_EXISTING_EVAL = EVAL
 DEFAULT_DEV = os.path.join(ROOT, "..", "shared", "eval", "fomc-qa-dev.jsonl")
+
+# Stands for the --dev file in the table below.
+DEV = "fomc-qa-dev.jsonl"
+ORIGINAL_ANSWERS = ["answers-tune.jsonl", "answers-heldout.jsonl"]
+ORIGINAL_JUDGEMENTS = ["judgement-tune.jsonl", "judgement-heldout.jsonl"]
+SECOND_ANSWERS = ["answers-fresh-tune.jsonl", "answers-fresh-heldout.jsonl"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Set:
+    name: str
+    answers: list                  # answer files checked together (ids/questions unique across them)
+    id_prefix: str
+    kinds: dict                    # exact number of items per kind, over the set's answer files
+    minutes: tuple                 # allowed range for the number of items with source "minutes"
+    total: int = None              # exact number of items, where the brief fixes it
+    collide: list = ()             # answer files whose ids and questions may not recur
+    exclude_meetings: list = ()    # answer files whose meetings (cites or id) may not be used
+    shared_evidence: bool = True   # False: no evidence sentence may be shared with the collide files
+    no_rate: bool = False          # no rate items in this set
+    expect_all_max: int = None     # if set: every item needs an expectation, at most this many expect_all
+    note_same_evidence: bool = False  # print a note (not an error) when two items share evidence text
+    judgements: list = ()          # judgement files checked together
+    judgement_prefix: str = ""
+    judgement_per_expect: int = 0  # exact number of "reply" and of "answer" inputs
+    judgement_collide: list = ()   # judgement files whose ids and inputs may not recur
+
+
+SETS = [
+    Set(name="second set", answers=SECOND_ANSWERS, id_prefix="f-",
+        kinds={"rate": 22, "decision": 14, "reason": 14, "vote": 14, "schedule": 12,
+               "amount": 12, "description": 12},
+        minutes=(30, 40),  # "about 35"
+        collide=ORIGINAL_ANSWERS + [DEV], exclude_meetings=ORIGINAL_ANSWERS + [DEV],
+        judgements=["judgement-fresh.jsonl"], judgement_prefix="j-f-", judgement_per_expect=23,
+        judgement_collide=ORIGINAL_JUDGEMENTS),
+    # fomc-qa-dev only asks about the policy rate, so its meetings may be reused (no rate items).
+    Set(name="third set", answers=["answers-fresh3.jsonl"], id_prefix="g-",
+        kinds={"rate": 0, "decision": 14, "reason": 16, "vote": 12, "schedule": 12,
+               "amount": 12, "description": 14},
+        minutes=(30, 34), total=80,  # about 48 statement / 32 minutes
+        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + [DEV],
+        exclude_meetings=ORIGINAL_ANSWERS + SECOND_ANSWERS,
+        no_rate=True, expect_all_max=3, note_same_evidence=True),
+    # Every meeting was used by then: meetings may be reused, evidence sentences may not.
+    Set(name="fourth set", answers=["answers-fresh4.jsonl"], id_prefix="h-",
+        kinds={"rate": 0, "decision": 12, "reason": 14, "vote": 10, "schedule": 10,
+               "amount": 12, "description": 12},
+        minutes=(27, 33), total=70,  # about 40 statement / 30 minutes
+        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", DEV],
+        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
+]
+FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
 KINDS = ["rate", "decision", "reason", "vote", "schedule", "amount", "description"]
 SOURCES = ["statement", "minutes"]
 EXPECTS = ["reply", "answer"]
-ANSWER_FILES = ["answers-fresh-tune.jsonl", "answers-fresh-heldout.jsonl"]
-JUDGEMENT_FILES = ["judgement-fresh.jsonl"]
-EXISTING_ANSWER_FILES = ["answers-tune.jsonl", "answers-heldout.jsonl"]
-EXISTING_JUDGEMENT_FILES = ["judgement-tune.jsonl", "judgement-heldout.jsonl"]
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 ANSWER_FIELDS = {
     "id": str, "kind": str, "question": str, "cites": list, "expect_all": list,
@@ -43,12 +107,26 @@ ANSWER_FIELDS = {
 JUDGEMENT_FIELDS = {"id": str, "input": str, "expect": str, "why": str}
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december"]
-# Counts the brief sets for the fresh file (exact per kind; minutes "about 35").
-EXACT_KIND = {"rate": 22, "decision": 14, "reason": 14, "vote": 14, "schedule": 12,
-              "amount": 12, "description": 12}
-MINUTES_RANGE = (30, 40)
-JUDGEMENT_PER_EXPECT = 23
 FILE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}_(statement|minutes)\.md$")
+# Sentence splitting for the evidence-overlap check: a full stop ends a sentence unless it follows
+# a title, a single capital initial (Jerome H. Powell, U.S.) or a common abbreviation.
+ABBREV = re.compile(r"(?:\b(?:Mr|Ms|Mrs|Messrs|Dr|St|Jr|Sr|No|p\.m|a\.m|U\.S|vs|etc)|\b[A-Z])\.$")
+MIN_SHARED = 20  # sentences shorter than this (fragments) are not compared
+
+
+def sentences(text):
+    """Split text into sentences (see ABBREV); whitespace collapsed."""
+    text = " ".join(text.split())
+    out, start = [], 0
+    for m in re.finditer(r"[.!?][\"\u201d')]?\s+(?=[A-Z\"\u201c(\[])", text):
+        head = text[start:m.start() + 1]
+        if ABBREV.search(head):
+            continue
+        out.append(text[start:m.end()].strip())
+        start = m.end()
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return out
 
 
 def normalise(question):
@@ -56,27 +134,51 @@ def normalise(question):
     return " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
 
 
+def meetings(row):
+    """Meeting dates an item names, through its cites and its id."""
+    dates = set()
+    for c in row.get("cites", []):
+        dates.update(DATE.findall(str(c)))
+    dates.update(DATE.findall(str(row.get("id", ""))))
+    return dates
+
+
 class Checker:
-    def __init__(self, corpus):
-        self.corpus = corpus
+    def __init__(self, args):
+        self.args = args
+        self.corpus = args.corpus
         self.errors = []
         self._texts = {}
+        self._rows = {}
 
     def error(self, where, message):
         self.errors.append(f"{where}: {message}")
 
     def text(self, name):
         if name not in self._texts:
-            path = os.path.join(self.corpus, name)
-            with open(path, encoding="utf-8") as f:
+            with open(os.path.join(self.corpus, name), encoding="utf-8") as f:
                 self._texts[name] = f.read()
         return self._texts[name]
 
-    def load(self, name, folder=None):
-        path = name if os.path.isabs(name) else os.path.join(folder or EVAL, name)
+    def path(self, name):
+        if name == DEV:
+            return self.args.dev
+        folder = self.args.eval_dir if name in FRESH_FILES else self.args.existing_eval
+        return os.path.join(folder, name)
+
+    def rows(self, *names):
+        """(where, row) for every line of the named files; each file is read (and reported) once."""
+        out = []
+        for name in names:
+            if name not in self._rows:
+                self._rows[name] = self._load(name, self.path(name))
+            out += self._rows[name]
+        return out
+
+    def _load(self, name, path):
         rows = []
         if not os.path.exists(path):
-            self.error(name, "file missing")
+            self.error(name, f"file missing ({path})")
             return rows
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -191,24 +293,143 @@ class Checker:
             else:
                 seen[norm] = where
 
+    def collide(self, rows, others, key, label):
+        """Flag values of `key` in rows that also occur (normalised) in the earlier sets."""
+        seen = {}
+        for where, row in others:
+            value = row.get(key)
+            if isinstance(value, str):
+                seen.setdefault(normalise(value) if key != "id" else value, where)
+        for where, row in rows:
+            value = row.get(key)
+            if not isinstance(value, str):
+                continue
+            norm = normalise(value) if key != "id" else value
+            if norm in seen:
+                self.error(where, f"{label} collides with existing {seen[norm]}")
 
-def _collide(self, rows, others, key, label):
-    """Flag values of `key` in rows that also occur (normalised) in the existing sets."""
-    seen = {}
-    for where, row in others:
-        value = row.get(key)
-        if isinstance(value, str):
-            seen.setdefault(normalise(value) if key != "id" else value, where)
-    for where, row in rows:
-        value = row.get(key)
-        if not isinstance(value, str):
-            continue
-        norm = normalise(value) if key != "id" else value
-        if norm in seen:
-            self.error(where, f"{label} collides with existing {seen[norm]}")
+    def shared_evidence(self, rows, others):
+        """Flag evidence sentences of rows that occur in the evidence of the earlier sets."""
+        existing_sents = {}
+        existing_evidence = []
+        for where, r in others:
+            ev = " ".join(str(r.get("evidence", "")).split())
+            existing_evidence.append((where, ev))
+            for s in sentences(ev):
+                if len(s) >= MIN_SHARED:
+                    existing_sents.setdefault(s, where)
+        for where, r in rows:
+            ev = " ".join(str(r.get("evidence", "")).split())
+            for s in sentences(ev):
+                if len(s) < MIN_SHARED:
+                    continue
+                if s in existing_sents:
+                    self.error(where, f"evidence sentence shared with existing {existing_sents[s]}: {s[:70]!r}")
+                    continue
+                for w, old in existing_evidence:
+                    if s in old:
+                        self.error(where, f"evidence sentence occurs inside existing evidence {w}: {s[:70]!r}")
+                        break
+            for s, w in existing_sents.items():
+                if s in ev and s not in sentences(ev):
+                    self.error(where, f"evidence contains existing evidence sentence from {w}: {s[:70]!r}")
 
+    def check_set(self, st):
+        """Check one set; print its tables; return a one-line summary."""
+        print(f"\n==== {st.name}: {', '.join(st.answers + list(st.judgements))}")
+        answers = {name: self.rows(name) for name in st.answers}
+        all_answers = [x for name in st.answers for x in answers[name]]
+        for where, row in all_answers:
+            self.answer_row(where, row)
+        self.unique(all_answers, "id", "id")
+        self.unique(all_answers, "question", "question")
+        if st.note_same_evidence:
+            seen_ev = {}
+            for where, r in all_answers:  # note (not an error): one sentence serving two questions
+                ev = r.get("evidence")
+                if ev in seen_ev:
+                    print(f"note: {where} ({r.get('id')}) has the same evidence text as {seen_ev[ev]}")
+                else:
+                    seen_ev[ev] = f"{where} ({r.get('id')})"
 
-Checker.collide = _collide
+        judgements = {name: self.rows(name) for name in st.judgements}
+        all_judgements = [x for name in st.judgements for x in judgements[name]]
+        for where, row in all_judgements:
+            self.judgement_row(where, row)
+        self.unique(all_judgements, "id", "id")
+        self.unique(all_judgements, "input", "input")
+
+        # ---- against the earlier sets ----
+        earlier = self.rows(*st.collide)
+        self.collide(all_answers, earlier, "id", "id")
+        self.collide(all_answers, earlier, "question", "question")
+        earlier_judgements = self.rows(*st.judgement_collide)
+        self.collide(all_judgements, earlier_judgements, "id", "id")
+        self.collide(all_judgements, earlier_judgements, "input", "input")
+        if not st.shared_evidence:
+            self.shared_evidence(all_answers, earlier)
+        excluded = set()
+        for _, r in self.rows(*st.exclude_meetings):
+            excluded |= meetings(r)
+
+        # ---- per item rules of this set ----
+        used_dates = set()
+        for where, r in all_answers:
+            dates = meetings(r)
+            used_dates |= dates
+            if len(dates) != 1:
+                self.error(where, f"item should name exactly one meeting, cites/id give {sorted(dates)}")
+            for d in sorted(dates & excluded):
+                self.error(where, f"meeting {d} already used by the existing answer sets")
+            if not str(r.get("id", "")).startswith(st.id_prefix):
+                self.error(where, f"answer id should start with {st.id_prefix!r}")
+            if st.no_rate and r.get("kind") == "rate":
+                self.error(where, "no rate items in this set")
+            if st.expect_all_max is not None:
+                if not 1 <= len(r.get("expect_all", [])) + (1 if r.get("expect_any") else 0):
+                    self.error(where, "needs expect_all phrases or expect_any alternatives")
+                if len(r.get("expect_all", [])) > st.expect_all_max:
+                    self.error(where, f"more than {st.expect_all_max} expect_all phrases")
+        for where, r in all_judgements:
+            if not str(r.get("id", "")).startswith(st.judgement_prefix):
+                self.error(where, f"judgement id should start with {st.judgement_prefix!r}")
+
+        # ---- counts ----
+        total = collections.Counter()
+        for name in st.answers:
+            counts = collections.Counter((r.get("kind"), r.get("source")) for _, r in answers[name])
+            total.update(counts)
+            shown = [k for k in KINDS if st.kinds.get(k) or any(kk == k for kk, _ in counts)]
+            table(f"{name}: kind x source", counts, shown, SOURCES)
+        for kind, n in st.kinds.items():
+            have = total[(kind, "statement")] + total[(kind, "minutes")]
+            if have != n:
+                self.error(st.name, f"{have} {kind} questions, the brief asks for {n}")
+        if st.total is not None and len(all_answers) != st.total:
+            self.error(st.name, f"{len(all_answers)} questions, the brief asks for {st.total}")
+        if st.no_rate and any(k == "rate" for (k, s) in total):
+            self.error(st.name, "rate items present")
+        minutes = sum(v for (k, s), v in total.items() if s == "minutes")
+        if not st.minutes[0] <= minutes <= st.minutes[1]:
+            self.error(st.name, f"{minutes} questions have source minutes, outside {st.minutes}")
+        years = collections.Counter(r.get("year") for _, r in all_answers)
+        summary = (f"{len(all_answers)} items; {minutes} with source minutes; {len(used_dates)} meetings")
+        print(f"\nanswers: {summary}; years: "
+              + ", ".join(f"{y}:{n}" for y, n in sorted(years.items(), key=lambda x: str(x[0]))))
+
+        if st.judgements:
+            jcounts = collections.Counter()
+            for name in st.judgements:
+                for _, r in judgements[name]:
+                    jcounts[(name, r.get("expect"))] += 1
+            table("judgement: file x expect", jcounts, list(st.judgements), EXPECTS)
+            for name in st.judgements:
+                for e in EXPECTS:
+                    if jcounts[(name, e)] != st.judgement_per_expect:
+                        self.error(name, f"{jcounts[(name, e)]} '{e}' inputs, "
+                                         f"the brief asks for {st.judgement_per_expect}")
+            summary += f"; {len(all_judgements)} judgement inputs"
+        return summary
 
 
 def table(title, counts, rows, cols):
@@ -223,96 +444,23 @@ def table(title, counts, rows, cols):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=DEFAULT_CORPUS, help="folder of FOMC documents")
-    ap.add_argument("--fresh", default=os.path.join(ROOT, "eval"), help="folder holding the fresh files")
-    ap.add_argument("--existing-eval", default=DEFAULT_EXISTING_EVAL,
-                    help="folder holding the existing tune/heldout sets")
+    ap.add_argument("--eval-dir", "--fresh", dest="eval_dir", default=DEFAULT_EVAL,
+                    help="folder holding the fresh files (default: eval/ of this repository)")
+    ap.add_argument("--existing-eval", default=None,
+                    help="folder holding answers/judgement-{tune,heldout}.jsonl (default: --eval-dir)")
     ap.add_argument("--dev", default=DEFAULT_DEV, help="fomc-qa-dev.jsonl")
     args = ap.parse_args()
-    global EVAL
-    EVAL = args.fresh
+    if args.existing_eval is None:
+        args.existing_eval = args.eval_dir
     if not os.path.isdir(args.corpus):
         print(f"corpus folder not found: {args.corpus}", file=sys.stderr)
         return 2
-    ck = Checker(args.corpus)
+    ck = Checker(args)
+    summaries = [(st, ck.check_set(st)) for st in SETS]
 
-    answers = {}
-    for name in ANSWER_FILES:
-        answers[name] = ck.load(name)
-        for where, row in answers[name]:
-            ck.answer_row(where, row)
-    all_answers = [x for name in ANSWER_FILES for x in answers[name]]
-    ck.unique(all_answers, "id", "id")
-    ck.unique(all_answers, "question", "question")
-
-    judgements = {}
-    for name in JUDGEMENT_FILES:
-        judgements[name] = ck.load(name)
-        for where, row in judgements[name]:
-            ck.judgement_row(where, row)
-    all_judgements = [x for name in JUDGEMENT_FILES for x in judgements[name]]
-    ck.unique(all_judgements, "id", "id")
-    ck.unique(all_judgements, "input", "input")
-
-    # ---- collisions with the existing sets ----
-    existing_answers = []
-    for name in EXISTING_ANSWER_FILES:
-        existing_answers += ck.load(name, args.existing_eval)
-    existing_answers += ck.load(args.dev)
-    existing_judgements = []
-    for name in EXISTING_JUDGEMENT_FILES:
-        existing_judgements += ck.load(name, args.existing_eval)
-    ck.collide(all_answers, existing_answers, "id", "id")
-    ck.collide(all_answers, existing_answers, "question", "question")
-    ck.collide(all_judgements, existing_judgements, "id", "id")
-    ck.collide(all_judgements, existing_judgements, "input", "input")
-    excluded = set()
-    for _, r in existing_answers:
-        for c in r.get("cites", []):
-            excluded.update(DATE.findall(str(c)))
-        excluded.update(DATE.findall(str(r.get("id", ""))))
-    used_dates = set()
-    for where, r in all_answers:
-        dates = set()
-        for c in r.get("cites", []):
-            dates.update(DATE.findall(str(c)))
-        dates.update(DATE.findall(str(r.get("id", ""))))
-        used_dates |= dates
-        if len(dates) != 1:
-            ck.error(where, f"item should name exactly one meeting, cites/id give {sorted(dates)}")
-        for d in sorted(dates & excluded):
-            ck.error(where, f"meeting {d} already used by the existing answer sets")
-        if not str(r.get("id", "")).startswith("f-"):
-            ck.error(where, "answer id should start with 'f-'")
-    for where, r in all_judgements:
-        if not str(r.get("id", "")).startswith("j-f-"):
-            ck.error(where, "judgement id should start with 'j-f-'")
-
-    total = collections.Counter()
-    for name in ANSWER_FILES:
-        counts = collections.Counter((r.get("kind"), r.get("source")) for _, r in answers[name])
-        total.update(counts)
-        table(f"{name}: kind x source", counts, KINDS, SOURCES)
-    for kind, n in EXACT_KIND.items():
-        have = total[(kind, "statement")] + total[(kind, "minutes")]
-        if have != n:
-            ck.error("answers", f"{have} {kind} questions, the brief asks for {n}")
-    minutes = sum(v for (k, s), v in total.items() if s == "minutes")
-    if not MINUTES_RANGE[0] <= minutes <= MINUTES_RANGE[1]:
-        ck.error("answers", f"{minutes} questions have source minutes, outside {MINUTES_RANGE}")
-    years = collections.Counter(r.get("year") for _, r in all_answers)
-    print(f"\nanswers: {len(all_answers)} items; {minutes} with source minutes; "
-          f"{len(used_dates)} meetings; years: " + ", ".join(f"{y}:{n}" for y, n in sorted(years.items())))
-
-    jcounts = collections.Counter()
-    for name in JUDGEMENT_FILES:
-        for _, r in judgements[name]:
-            jcounts[(name, r.get("expect"))] += 1
-    table("judgement: file x expect", jcounts, JUDGEMENT_FILES, EXPECTS)
-    for name in JUDGEMENT_FILES:
-        for e in EXPECTS:
-            if jcounts[(name, e)] != JUDGEMENT_PER_EXPECT:
-                ck.error(name, f"{jcounts[(name, e)]} '{e}' inputs, the brief asks for {JUDGEMENT_PER_EXPECT}")
-
+    print("\nsummary:")
+    for st, summary in summaries:
+        print(f"  {st.name:<11} ({st.id_prefix}): {summary}")
     if ck.errors:
         print(f"\n{len(ck.errors)} error(s):")
         for e in ck.errors:
