@@ -2,8 +2,7 @@
 //! cache when they were made by the model in use, so the rebuild embeds nothing again.
 
 use super::error::IndexError;
-use super::store::embed_text;
-use super::vector_cache::{key, Key, VectorCache};
+use super::vector_cache::{embed_text, key, Key, VectorCache};
 use crate::corpus::Chunk;
 use std::path::Path;
 

@@ -8,6 +8,7 @@ pub mod chunk_table;
 pub mod cross_encoder;
 pub mod dense;
 pub mod embed;
+pub mod embed_error;
 pub mod embedded;
 pub mod error;
 mod eta;

@@ -13,7 +13,7 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorRef;
 
-use super::embed::EmbedError;
+use super::embed_error::EmbedError;
 
 /// Token ids, token type ids and attention mask of a batch, right-padded to its longest member,
 /// row-major `[rows, width]`.

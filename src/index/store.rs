@@ -17,6 +17,7 @@ pub use super::build::{
     build, build_sparse, BuildOptions, EmbeddedChunks, IndexProgress, IndexReport, SkippedReport,
     SparseBuilt,
 };
+pub use super::vector_cache::embed_text;
 
 pub(crate) const BM25_DIR: &str = "bm25";
 /// A row without a year in [`IndexStore`]'s compact year column.
@@ -325,13 +326,4 @@ impl IndexStore {
 /// The generation a running process would open now, without opening it.
 pub fn current_generation(dir: &Path) -> Result<Option<GenerationId>, IndexError> {
     generation::read_current(dir)
-}
-
-/// The text a chunk is embedded as: its date in words, then its text, so a question that names
-/// a date leans towards passages of that date.
-pub fn embed_text(chunk: &Chunk) -> String {
-    match chunk.date {
-        Some(d) => format!("{}. {}", d.long_form(), chunk.text),
-        None => chunk.text.clone(),
-    }
 }

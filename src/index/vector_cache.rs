@@ -11,6 +11,7 @@
 
 use super::error::IndexError;
 use super::fsio::{fsync_dir, hex};
+use crate::corpus::Chunk;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -297,6 +298,15 @@ fn record(k: &Key, v: &[f32]) -> Vec<u8> {
 fn record_ok(r: &[u8]) -> bool {
     let (body, check) = r.split_at(r.len() - CHECK);
     Sha256::digest(body)[..CHECK] == *check
+}
+
+/// The text a chunk is embedded as (and its vector kept under): its date in words, then its text, so a question that names
+/// a date leans towards passages of that date.
+pub fn embed_text(chunk: &Chunk) -> String {
+    match chunk.date {
+        Some(d) => format!("{}. {}", d.long_form(), chunk.text),
+        None => chunk.text.clone(),
+    }
 }
 
 #[cfg(test)]

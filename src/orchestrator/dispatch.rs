@@ -3,6 +3,7 @@
 //! result, a failure without errors, time running backwards).
 
 use super::topology::NodeId;
+pub use super::topology::Priority;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -12,16 +13,6 @@ pub enum DispatchStatus {
     Failed,
     Timeout,
     Cancelled,
-}
-
-/// How urgent a dispatch is, from the routing rule that chose it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    Low,
-    Medium,
-    High,
-    Critical,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

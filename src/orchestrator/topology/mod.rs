@@ -5,10 +5,19 @@
 
 pub mod qa;
 
-use crate::orchestrator::dispatch::Priority;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+
+/// How urgent a dispatch is: each routing rule of a topology carries one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
 
 /// A node of a topology: the id of the stage it runs (as in `cached_state` and events).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

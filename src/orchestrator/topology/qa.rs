@@ -9,8 +9,8 @@
 //! (evaluate), `reformulations` (the attempts so far, reformulate); the run starts with the budget
 //! `max_reformulations`.
 
+use super::Priority;
 use super::{Condition, Edge, Facts, NodeId, Op, Topology};
-use crate::orchestrator::dispatch::Priority;
 use std::borrow::Cow;
 
 /// Never more reformulations than this, whatever the configuration says.
