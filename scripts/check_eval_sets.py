@@ -48,6 +48,14 @@ def normalise(question):
     return " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
 
 
+def keyed(rows, key):
+    """(where, value) for every row whose `key` is a string; the value normalised unless key is "id"."""
+    for where, row in rows:
+        value = row.get(key)
+        if isinstance(value, str):
+            yield where, (normalise(value) if key != "id" else value)
+
+
 class Checker:
     def __init__(self, corpus):
         self.corpus = corpus
@@ -64,8 +72,10 @@ class Checker:
                 self._texts[name] = f.read()
         return self._texts[name]
 
-    def load(self, name):
-        path = os.path.join(EVAL, name)
+    def load(self, name, path=None):
+        """(where, row) for every line of eval/`name` (or of `path`, if given)."""
+        if path is None:
+            path = os.path.join(EVAL, name)
         rows = []
         if not os.path.exists(path):
             self.error(name, "file missing")
@@ -173,15 +183,21 @@ class Checker:
 
     def unique(self, rows, key, label):
         seen = {}
-        for where, row in rows:
-            value = row.get(key)
-            if not isinstance(value, str):
-                continue
-            norm = normalise(value) if key != "id" else value
+        for where, norm in keyed(rows, key):
             if norm in seen:
                 self.error(where, f"{label} repeats {seen[norm]}")
             else:
                 seen[norm] = where
+
+    def report(self):
+        """Print the errors, or that all checks passed; return the exit code."""
+        if self.errors:
+            print(f"\n{len(self.errors)} error(s):")
+            for e in self.errors:
+                print("  " + e)
+            return 1
+        print("\nall checks passed")
+        return 0
 
 
 def table(title, counts, rows, cols):
@@ -245,14 +261,7 @@ def main():
         for _, r in judgements[name]:
             jcounts[(name, r.get("expect"))] += 1
     table("judgement: file x expect", jcounts, JUDGEMENT_FILES, EXPECTS)
-
-    if ck.errors:
-        print(f"\n{len(ck.errors)} error(s):")
-        for e in ck.errors:
-            print("  " + e)
-        return 1
-    print("\nall checks passed")
-    return 0
+    return ck.report()
 
 
 if __name__ == "__main__":

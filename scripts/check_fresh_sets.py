@@ -9,7 +9,7 @@ One checker for the three fresh sets written after the original ones (see eval/R
   third set   answers-fresh3.jsonl
   fourth set  answers-fresh4.jsonl
 
-Adapted from scripts/check_eval_sets.py. Every answer line of every set: valid JSON, required
+Builds on scripts/check_eval_sets.py (imported). Every answer line of every set: valid JSON, required
 fields, `kind`/`source` in range, every cited file exists in the corpus and is from the item's year,
 the `evidence` string occurs verbatim in the cited `source` file, every `expect_all` phrase occurs
 (case-insensitive) in the evidence, every `expect_any` phrase occurs in a cited file, rate items
@@ -33,20 +33,23 @@ repository); --corpus the FOMC documents (default ../shared/corpus/fomc).
 import argparse
 import collections
 import dataclasses
-import json
 import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_EVAL = os.path.join(ROOT, "eval")
-DEFAULT_CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "fomc")
-DEFAULT_DEV = os.path.join(ROOT, "..", "shared", "eval", "fomc-qa-dev.jsonl")
+sys.dont_write_bytecode = True  # importing check_eval_sets leaves no scripts/__pycache__ behind
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_eval_sets as base  # noqa: E402  (loading, field and per-row checks, tables)
+from check_eval_sets import EXPECTS, KINDS, SOURCES, table  # noqa: E402
+
+DEFAULT_EVAL = os.path.join(base.ROOT, "eval")
+DEFAULT_CORPUS = base.DEFAULT_CORPUS
+DEFAULT_DEV = os.path.join(base.ROOT, "..", "shared", "eval", "fomc-qa-dev.jsonl")
 
 # Stands for the --dev file in the table below.
 DEV = "fomc-qa-dev.jsonl"
-ORIGINAL_ANSWERS = ["answers-tune.jsonl", "answers-heldout.jsonl"]
-ORIGINAL_JUDGEMENTS = ["judgement-tune.jsonl", "judgement-heldout.jsonl"]
+ORIGINAL_ANSWERS = base.ANSWER_FILES
+ORIGINAL_JUDGEMENTS = base.JUDGEMENT_FILES
 SECOND_ANSWERS = ["answers-fresh-tune.jsonl", "answers-fresh-heldout.jsonl"]
 
 
@@ -96,18 +99,7 @@ SETS = [
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
-KINDS = ["rate", "decision", "reason", "vote", "schedule", "amount", "description"]
-SOURCES = ["statement", "minutes"]
-EXPECTS = ["reply", "answer"]
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-ANSWER_FIELDS = {
-    "id": str, "kind": str, "question": str, "cites": list, "expect_all": list,
-    "expect_any": list, "evidence": str, "year": int, "source": str,
-}
-JUDGEMENT_FIELDS = {"id": str, "input": str, "expect": str, "why": str}
-MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december"]
-FILE_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}_(statement|minutes)\.md$")
 # Sentence splitting for the evidence-overlap check: a full stop ends a sentence unless it follows
 # a title, a single capital initial (Jerome H. Powell, U.S.) or a common abbreviation.
 ABBREV = re.compile(r"(?:\b(?:Mr|Ms|Mrs|Messrs|Dr|St|Jr|Sr|No|p\.m|a\.m|U\.S|vs|etc)|\b[A-Z])\.$")
@@ -129,11 +121,6 @@ def sentences(text):
     return out
 
 
-def normalise(question):
-    """Lower case, punctuation dropped, whitespace collapsed: catches trivially repeated questions."""
-    return " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
-
-
 def meetings(row):
     """Meeting dates an item names, through its cites and its id."""
     dates = set()
@@ -143,22 +130,14 @@ def meetings(row):
     return dates
 
 
-class Checker:
+class Checker(base.Checker):
+    """base.Checker (JSON lines, fields, per-item and per-input checks, uniqueness) plus the
+    checks against the earlier sets."""
+
     def __init__(self, args):
+        super().__init__(args.corpus)
         self.args = args
-        self.corpus = args.corpus
-        self.errors = []
-        self._texts = {}
         self._rows = {}
-
-    def error(self, where, message):
-        self.errors.append(f"{where}: {message}")
-
-    def text(self, name):
-        if name not in self._texts:
-            with open(os.path.join(self.corpus, name), encoding="utf-8") as f:
-                self._texts[name] = f.read()
-        return self._texts[name]
 
     def path(self, name):
         if name == DEV:
@@ -171,140 +150,21 @@ class Checker:
         out = []
         for name in names:
             if name not in self._rows:
-                self._rows[name] = self._load(name, self.path(name))
+                path = self.path(name)
+                if os.path.exists(path):
+                    self._rows[name] = self.load(name, path)
+                else:
+                    self.error(name, f"file missing ({path})")
+                    self._rows[name] = []
             out += self._rows[name]
         return out
-
-    def _load(self, name, path):
-        rows = []
-        if not os.path.exists(path):
-            self.error(name, f"file missing ({path})")
-            return rows
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    self.error(f"{name}:{n}", "blank line")
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    self.error(f"{name}:{n}", f"invalid JSON ({e})")
-                    continue
-                if not isinstance(row, dict):
-                    self.error(f"{name}:{n}", "not a JSON object")
-                    continue
-                rows.append((f"{name}:{n}", row))
-        return rows
-
-    def fields(self, where, row, spec):
-        ok = True
-        for key, typ in spec.items():
-            if key not in row:
-                self.error(where, f"missing field {key!r}")
-                ok = False
-            elif not isinstance(row[key], typ) or (typ is int and isinstance(row[key], bool)):
-                self.error(where, f"field {key!r} should be {typ.__name__}")
-                ok = False
-        return ok
-
-    def answer_row(self, where, row):
-        if not self.fields(where, row, ANSWER_FIELDS):
-            return
-        where = f"{where} ({row['id']})"
-        kind, source = row["kind"], row["source"]
-        if kind not in KINDS:
-            self.error(where, f"kind {kind!r} not one of {KINDS}")
-        if source not in SOURCES:
-            self.error(where, f"source {source!r} not one of {SOURCES}")
-        if not row["question"].strip():
-            self.error(where, "empty question")
-        if not row["cites"]:
-            self.error(where, "no cited file")
-        texts = []
-        for c in row["cites"]:
-            if not isinstance(c, str) or not FILE_NAME.match(c):
-                self.error(where, f"cite {c!r} is not a corpus file name")
-                continue
-            if not os.path.exists(os.path.join(self.corpus, c)):
-                self.error(where, f"cited file {c} not in corpus")
-                continue
-            texts.append((c, self.text(c)))
-            if int(c[:4]) != row["year"]:
-                self.error(where, f"cite {c} is not from year {row['year']}")
-        source_cited = any(c.endswith(f"_{source}.md") for c, _ in texts)
-        if texts and not source_cited:
-            self.error(where, f"source is {source!r} but no {source} file is cited")
-        evidence = row["evidence"]
-        holders = [c for c, t in texts if evidence and evidence in t]
-        if not holders:
-            self.error(where, "evidence does not occur verbatim in any cited file")
-        elif not any(c.endswith(f"_{source}.md") for c in holders):
-            self.error(where, f"evidence is not from the {source} file")
-        if "\ufffd" in evidence:
-            self.error(where, "evidence contains a lost character (U+FFFD)")
-        for p in row["expect_all"] + row["expect_any"]:
-            if not isinstance(p, str) or not p.strip():
-                self.error(where, f"bad expectation {p!r}")
-        for p in row["expect_all"]:
-            if isinstance(p, str) and p.lower() not in evidence.lower():
-                self.error(where, f"expect_all phrase {p!r} not in evidence")
-        for p in row["expect_any"]:
-            if isinstance(p, str) and not any(p.lower() in t.lower() for _, t in texts):
-                self.error(where, f"expect_any phrase {p!r} not in any cited file")
-        if kind == "rate":
-            has_level = "answer_value_lower" in row and "answer_value_upper" in row
-            has_change = "change_bp" in row
-            if has_level == has_change:
-                self.error(where, "rate item needs either answer_value_lower/upper or change_bp")
-            if has_level and not (isinstance(row["answer_value_lower"], (int, float))
-                                  and isinstance(row["answer_value_upper"], (int, float))
-                                  and row["answer_value_lower"] <= row["answer_value_upper"]):
-                self.error(where, "answer_value_lower/upper must be numbers, lower <= upper")
-            if has_change and not isinstance(row["change_bp"], int):
-                self.error(where, "change_bp must be an integer")
-        else:
-            if not row["expect_all"] and not row["expect_any"]:
-                self.error(where, "no expectation to check the answer against")
-        if kind == "schedule":
-            phrases = " ".join(row["expect_all"] + row["expect_any"]).lower()
-            if not any(m in phrases for m in MONTHS):
-                self.error(where, "schedule item does not expect a month")
-        if kind == "amount":
-            if not any(re.search(r"\d", p) for p in row["expect_all"] + row["expect_any"]):
-                self.error(where, "amount item does not expect a figure")
-
-    def judgement_row(self, where, row):
-        if not self.fields(where, row, JUDGEMENT_FIELDS):
-            return
-        if row["expect"] not in EXPECTS:
-            self.error(f"{where} ({row['id']})", f"expect {row['expect']!r} not one of {EXPECTS}")
-        if not row["input"].strip():
-            self.error(f"{where} ({row['id']})", "empty input")
-
-    def unique(self, rows, key, label):
-        seen = {}
-        for where, row in rows:
-            value = row.get(key)
-            if not isinstance(value, str):
-                continue
-            norm = normalise(value) if key != "id" else value
-            if norm in seen:
-                self.error(where, f"{label} repeats {seen[norm]}")
-            else:
-                seen[norm] = where
 
     def collide(self, rows, others, key, label):
         """Flag values of `key` in rows that also occur (normalised) in the earlier sets."""
         seen = {}
-        for where, row in others:
-            value = row.get(key)
-            if isinstance(value, str):
-                seen.setdefault(normalise(value) if key != "id" else value, where)
-        for where, row in rows:
-            value = row.get(key)
-            if not isinstance(value, str):
-                continue
-            norm = normalise(value) if key != "id" else value
+        for where, norm in base.keyed(others, key):
+            seen.setdefault(norm, where)
+        for where, norm in base.keyed(rows, key):
             if norm in seen:
                 self.error(where, f"{label} collides with existing {seen[norm]}")
 
@@ -432,15 +292,6 @@ class Checker:
         return summary
 
 
-def table(title, counts, rows, cols):
-    width = max(len(r) for r in rows + ["total"]) + 2
-    print(f"\n{title}")
-    print("".ljust(width) + "".join(c.rjust(11) for c in cols + ["total"]))
-    for r in rows + ["total"]:
-        vals = [sum(counts[(rr, c)] for rr in rows) if r == "total" else counts[(r, c)] for c in cols]
-        print(r.ljust(width) + "".join(str(v).rjust(11) for v in vals + [sum(vals)]))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=DEFAULT_CORPUS, help="folder of FOMC documents")
@@ -461,13 +312,7 @@ def main():
     print("\nsummary:")
     for st, summary in summaries:
         print(f"  {st.name:<11} ({st.id_prefix}): {summary}")
-    if ck.errors:
-        print(f"\n{len(ck.errors)} error(s):")
-        for e in ck.errors:
-            print("  " + e)
-        return 1
-    print("\nall checks passed")
-    return 0
+    return ck.report()
 
 
 if __name__ == "__main__":
