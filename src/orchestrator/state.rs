@@ -91,6 +91,8 @@ pub struct Work {
     pub guardrail: Option<GuardrailsViolationError>,
     /// Small talk or an inquiry, and the direct reply to small talk.
     pub judgement: Option<super::stages::judgement::Judgement>,
+    /// The offline judgement of the input, read once per query (it may embed and search).
+    pub offline_judgement: super::stages::judgement::OfflineMemo,
     pub plan: Option<ExecutionPlan>,
     pub retrieval: RetrievalWork,
     pub answer: AnswerWork,

@@ -3,7 +3,7 @@
 //! into an inquiry. Asked only when the offline rules would end the query with a reply.
 
 use super::rules::{JudgementKind, MetaTopic};
-use super::{collection_note, judge_offline, record, Judgement};
+use super::{collection_note, record, Judgement};
 use crate::orchestrator::chat::ChatBackend;
 use crate::orchestrator::contract::schema::{
     field, nullable, Field, Kind, RESPONSE_ID, SESSION_ID,
@@ -81,8 +81,11 @@ impl ModelContract for JudgementContract {
 
     /// Only when the offline rules would end the query: a question they let through is never
     /// put at risk of being swallowed by a reply.
-    fn wanted(&self, _chat: &ChatBackend, cx: &StageCx, _work: &Work) -> bool {
-        judge_offline(&cx.input.query, cx.retriever.as_ref()).kind != JudgementKind::Inquiry
+    fn wanted(&self, _chat: &ChatBackend, cx: &StageCx, work: &Work) -> bool {
+        work.offline_judgement
+            .get(&cx.input.query, cx.retriever.as_ref())
+            .kind
+            != JudgementKind::Inquiry
     }
 
     fn runtime_directive(&self, cx: &StageCx, _work: &Work, _: Option<&TokenAllocation>) -> String {
@@ -118,7 +121,8 @@ impl ModelContract for JudgementContract {
     ) -> Result<StageOutcome, String> {
         let r: Reply = serde_json::from_value(Value::Object(reply)).map_err(|e| e.to_string())?;
         let topic = (r.judgements == JudgementKind::Meta).then(|| {
-            judge_offline(&cx.input.query, cx.retriever.as_ref())
+            work.offline_judgement
+                .get(&cx.input.query, cx.retriever.as_ref())
                 .topic
                 .unwrap_or(MetaTopic::Capabilities)
         });

@@ -10,6 +10,7 @@
 //! nearest questions; the nearest example names the kind and, for a meta question, its topic.
 
 use super::rules::{JudgementKind, MetaTopic};
+use crate::index::dense::dot;
 use crate::index::{IndexError, Retriever, SentenceVectors};
 use crate::orchestrator::examples::top_mean;
 
@@ -227,10 +228,6 @@ impl Reading {
     pub fn is_talk(&self) -> bool {
         self.talk > self.question + MARGIN
     }
-}
-
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// How `input` reads against the examples; `None` when the retriever has no embedder or one

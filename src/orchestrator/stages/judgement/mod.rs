@@ -31,6 +31,7 @@ use meaning::{Label, Reading};
 use rules::{judge, names_date_or_figure, JudgementKind, MetaTopic};
 use serde::Serialize;
 use serde_json::json;
+use std::sync::{Arc, Mutex};
 
 pub const ID: NodeId = NodeId::new("judgement");
 
@@ -51,7 +52,9 @@ impl Stage for JudgementStage {
     }
 
     fn run(&self, cx: &StageCx, work: &mut Work) -> Result<StageOutcome, StageError> {
-        let offline = judge_offline(&cx.input.query, cx.retriever.as_ref());
+        let offline = work
+            .offline_judgement
+            .get(&cx.input.query, cx.retriever.as_ref());
         let reply = (offline.kind != JudgementKind::Inquiry)
             .then(|| reply_for(offline.kind, offline.topic, cx.retriever.as_ref()));
         Ok(record(
@@ -90,16 +93,26 @@ pub enum Basis {
 /// band) makes an input read as talk a question the collection answers.
 pub const ANSWERED_BY_COLLECTION: f64 = 0.55;
 
-/// The calibrated relevance of the collection's best passage for `input`.
+/// The calibrated relevance of the collection's best passage for `input` (one embedding of the
+/// input serves the search and the relevance).
 fn best_relevance(input: &str, retriever: &dyn Retriever) -> Result<f64, crate::index::IndexError> {
-    use crate::index::{SearchMode, SearchRequest};
-    let req = SearchRequest {
-        query: input.to_string(),
-        years: Vec::new(),
-        k: 3,
-    };
-    let hits = retriever.search(&req, SearchMode::Hybrid)?.hits;
+    use crate::index::retriever::TopHits;
     let qvec = retriever.embed_query(input)?;
+    let mut timings = crate::index::Timings::default();
+    let settings = retriever.settings();
+    let found = retriever.candidates(
+        input,
+        qvec.as_deref(),
+        &[],
+        settings.candidates,
+        &mut timings,
+    )?;
+    let cut = TopHits {
+        hint: None,
+        k: 3,
+        rerank: false,
+    };
+    let hits = retriever.top_hits(input, qvec.as_deref(), &found, cut, &mut timings)?;
     let rel = crate::orchestrator::stages::evaluate::chunk_relevance(
         retriever,
         input,
@@ -118,6 +131,29 @@ pub struct Offline {
     pub reading: Option<Reading>,
     /// The relevance of the collection's best passage, when it was looked at.
     pub collection: Option<f64>,
+}
+
+/// The offline judgement of a query's input, worked out once however often it is asked for
+/// (the model half's `wanted` and `apply`, the offline half): the clones of a query's [`Work`]
+/// share it. Kept with its input, so a different input is judged afresh.
+#[derive(Debug, Clone, Default)]
+pub struct OfflineMemo(Arc<Mutex<Option<(String, Offline)>>>);
+
+impl OfflineMemo {
+    pub fn get(&self, input: &str, retriever: &dyn Retriever) -> Offline {
+        if let Ok(memo) = self.0.lock() {
+            if let Some((seen, o)) = memo.as_ref() {
+                if seen == input {
+                    return o.clone();
+                }
+            }
+        }
+        let o = judge_offline(input, retriever);
+        if let Ok(mut memo) = self.0.lock() {
+            *memo = Some((input.to_string(), o.clone()));
+        }
+        o
+    }
 }
 
 /// Judges an input offline: the word rules, then (for an input they would send to retrieval
@@ -305,6 +341,28 @@ mod tests {
         assert_eq!(out.slice["judgement"], json!("inquiry"));
         assert!(out.slice["reply"].is_null());
         assert_eq!(out.slice["basis"], json!("date_or_figure"));
+    }
+
+    #[test]
+    fn the_offline_judgement_is_kept_for_its_input_and_shared_by_clones() {
+        let memo = OfflineMemo::default();
+        let clone = memo.clone();
+        assert_eq!(
+            memo.get("thanks a lot", retriever().as_ref()).kind,
+            JudgementKind::Thanks
+        );
+        // The clone (another attempt's copy of the query's Work) holds the same judgement.
+        let kept = clone.0.lock().unwrap().clone();
+        assert_eq!(
+            kept.map(|(i, o)| (i, o.kind)),
+            Some(("thanks a lot".to_string(), JudgementKind::Thanks))
+        );
+        // Another input is judged afresh, not served the kept one.
+        let o = clone.get("thanks! and what about 2010?", retriever().as_ref());
+        assert_eq!(
+            (o.kind, o.basis),
+            (JudgementKind::Inquiry, Basis::DateOrFigure)
+        );
     }
 
     #[test]
