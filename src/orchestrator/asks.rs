@@ -1,7 +1,7 @@
 //! What a question asks for, read from its wording: a decision, a reason, a vote, a schedule, an
-//! amount, guidance, a description, or the policy rate (how strongly a sentence offers it is
-//! [`super::cues`]). The rules are about how people ask (verbs, connectives, units, month
-//! names), not about any question or document.
+//! amount, guidance, a description, or the policy rate. The planner and synthesize both read it
+//! (how strongly a sentence offers it is synthesize's `cues.rs`). The rules are about how people
+//! ask (verbs, connectives, units, month names), not about any question or document.
 
 use serde::Serialize;
 
@@ -30,7 +30,7 @@ pub enum Asks {
     Other,
 }
 
-pub(super) fn any(text: &str, cues: &[&str]) -> bool {
+pub(crate) fn any(text: &str, cues: &[&str]) -> bool {
     cues.iter().any(|c| text.contains(c))
 }
 
@@ -419,7 +419,7 @@ pub fn asks_vote_detail(question: &str) -> bool {
     any(
         &q,
         &[
-            "prefer", "want", "worr", "concern", "object", "why", "reason", "argu", "favo",
+            "prefer", "want", "wish", "worr", "concern", "object", "why", "reason", "argu", "favo",
             "signal", "fear", "instead", "rather",
         ],
     )

@@ -8,6 +8,7 @@
 //! - [`state`], [`dispatch`], [`verdict`], [`band`], [`citations`]: the values a query produces.
 
 pub mod api;
+pub mod asks;
 pub mod band;
 pub mod chat;
 pub mod citations;

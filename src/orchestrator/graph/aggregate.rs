@@ -171,11 +171,12 @@ pub fn aggregate(
             .collect();
         claims.sort_by_key(|c| (c.rank, c.id.clone()));
         let mut part_lines = Vec::new();
-        let mut repeats: Vec<(usize, String)> = Vec::new();
+        // The first part that already showed a sentence this part would show.
+        let mut repeat: Option<(usize, String)> = None;
         for c in claims.into_iter().take(lines_per_part(intent)) {
             let key = c.sentence.split_whitespace().collect::<Vec<_>>().join(" ");
             if let Some((_, part, first)) = shown_bodies.iter().find(|(b, _, _)| *b == key) {
-                repeats.push((*part, first.clone()));
+                repeat.get_or_insert_with(|| (*part, first.clone()));
                 continue;
             }
             if intent == IntentType::Trend {
@@ -207,7 +208,7 @@ pub fn aggregate(
         }
         // A pointer back states nothing of its own, so it carries no citation: the sentence
         // it points to carries it.
-        if let (true, Some((part, first))) = (part_lines.is_empty(), repeats.first()) {
+        if let (true, Some((part, first))) = (part_lines.is_empty(), &repeat) {
             let shown = match intent {
                 IntentType::MultiPart => format!("{}. Answered by part {part} above.", k + 1),
                 _ => format!("- {label}: as for {first} above."),

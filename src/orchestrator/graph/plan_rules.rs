@@ -6,6 +6,7 @@
 use super::routing::{Complexity, IntentType};
 use crate::calendar;
 use crate::corpus::Date;
+use crate::orchestrator::asks::asks_vote_detail;
 use crate::query::{date_mentions, question_words, DateMention, MetadataHints};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -144,14 +145,10 @@ pub fn intent_of(lower: &str, mentions: &[DateMention]) -> (IntentType, Vec<Stri
 /// what the dissenters wanted or why, which the answer about the vote gives; one question.
 fn vote_with_detail(parts: &[String]) -> bool {
     const VOTE: [&str; 4] = ["dissent", "voted against", "vote against", "voting against"];
-    const DETAIL: [&str; 9] = [
-        "object", "prefer", "want", "favo", "argu", "why", "reason", "concern", "wish",
-    ];
     let Some((first, rest)) = parts.split_first() else {
         return false;
     };
-    VOTE.iter().any(|v| first.contains(v))
-        && rest.iter().all(|p| DETAIL.iter().any(|d| p.contains(d)))
+    VOTE.iter().any(|v| first.contains(v)) && rest.iter().all(|p| asks_vote_detail(p))
 }
 
 /// The mentions, with repeats of the same range dropped.

@@ -9,10 +9,10 @@
 
 mod contract;
 
+use crate::orchestrator::asks::asks_why_not;
 use crate::orchestrator::contract::ModelContract;
 use crate::orchestrator::graph::plan_rules::intent_of;
 use crate::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
-use crate::orchestrator::stages::synthesize::asks::asks_why_not;
 use crate::orchestrator::state::{QueryInput, Work};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Coherence, ExecutionPlan, IntentType, DEFAULT_TOP_K, MAX_TOP_K};

@@ -1,8 +1,8 @@
-//! How strongly a sentence offers what a question asks for ([`super::asks::Asks`]): the words of
+//! How strongly a sentence offers what a question asks for ([`crate::orchestrator::asks::Asks`]): the words of
 //! decisions, reasons, votes, schedules, amounts, guidance and characterisations, as policy
 //! documents write them.
 
-use super::asks::{any, Asks};
+use crate::orchestrator::asks::{any, Asks};
 
 /// Verbs that record a decision.
 const DECIDED: &[&str] = &[
@@ -407,7 +407,7 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orchestrator::stages::synthesize::asks::{asks_vote_detail, asks_why_not};
+    use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]
     fn sentences_offering_the_asked_thing_score_higher() {

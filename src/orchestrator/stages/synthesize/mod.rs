@@ -6,12 +6,12 @@
 //! Slice: the mode, sentence counts, the answer and its citations `[{n, chunk_id}]`.
 
 mod acronyms;
-pub mod asks;
 mod contract;
 mod cues;
 mod meeting;
 
 use crate::index::Hit;
+use crate::orchestrator::asks::{self, classify, Asks};
 use crate::orchestrator::citations::with_markers;
 use crate::orchestrator::contract::ModelContract;
 use crate::orchestrator::relevance::{coverage, scaled_cosine};
@@ -21,7 +21,6 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
-use asks::{classify, Asks};
 use cues::{cue, names_month};
 use meeting::{answer_hits, pointer, with_candidates};
 use serde_json::json;
@@ -54,7 +53,7 @@ impl Stage for Synthesize {
 const MAX_OVERLAP: f64 = 0.6;
 /// Other passages cited beside a sentence they repeat.
 const MAX_CORROBORATING: usize = 2;
-/// Weight of how strongly a sentence offers what the question asks for (see [`asks::cue`]).
+/// Weight of how strongly a sentence offers what the question asks for (see [`cues::cue`]).
 const W_CUE: f64 = 0.3;
 /// Taken off a sentence repeated in passages of two or more other dates (boilerplate), unless
 /// it offers exactly what the question asks for.
@@ -123,14 +122,15 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             let words = text.split_whitespace().count();
             // Long sentences are mostly run-on text, but one vote sentence can give three
             // dissenters and each one's view.
-            let longest = if asks == Asks::Vote && cue(asks, &text) >= 1.0 {
+            let offers = cue(asks, &text);
+            let longest = if asks == Asks::Vote && offers >= 1.0 {
                 250
             } else {
                 120
             };
             if (4..=longest).contains(&words) && is_whole_sentence(&text) && !is_name_list(&text) {
                 cands.push(Candidate {
-                    cue: cue(asks, &text),
+                    cue: offers,
                     expansions: acronyms::expansions(&text, &defs),
                     procedural: is_procedural(&text),
                     text,
