@@ -13,6 +13,7 @@ pub mod index;
 pub mod logging;
 pub mod model;
 pub mod orchestrator;
+pub mod percent;
 pub mod query;
 pub mod redact;
 pub mod resilience;

@@ -164,6 +164,34 @@ async fn answers_the_march_2020_question_with_a_validated_citation() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_size_of_a_move_the_statement_leaves_out_is_worked_out_and_both_targets_cited() {
+    // The June 14, 2017 statement gives the new range only; May 3, 2017 kept 3/4 to 1 percent.
+    let (r, _) = ask(
+        "Did the FOMC raise, lower, or leave unchanged its federal funds rate target on June 14, 2017, and by how much?",
+        vec![],
+    )
+    .await;
+    let first = r.answer.split(". ").next().unwrap_or_default();
+    assert!(
+        first.contains("raised by 25 basis points") && first.contains("May 3, 2017"),
+        "{}",
+        r.answer
+    );
+    assert!(!first.contains('['), "worked out, not quoted: {}", r.answer);
+    let docs: Vec<&str> = r.citations.iter().map(|c| c.document.as_str()).collect();
+    assert!(docs.contains(&"2017-06-14_statement.md"), "{docs:?}");
+    assert!(docs.contains(&"2017-05-03_statement.md"), "{docs:?}");
+    assert!(r.answer.contains("3/4 to 1 percent ["), "{}", r.answer);
+    // A move whose size the statement gives needs nothing worked out.
+    let (r, _) = ask(
+        "Did the FOMC raise, lower, or leave unchanged its federal funds rate target on May 16, 2000, and by how much?",
+        vec![],
+    )
+    .await;
+    assert!(r.answer.starts_with("The Federal Open Market Committee voted today to raise its target for the federal funds rate by 50 basis points"), "{}", r.answer);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn incoherent_input_is_rejected_before_any_specialist_stage() {
     let (r, _) = ask("qwrtzp xkcdvb asdfgh", vec![]).await;
     assert_eq!(r.state, ManagerState::Fail);

@@ -412,6 +412,13 @@ pub fn subject(question: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a policy-rate question asks about a move ("did they raise, lower or leave it
+/// unchanged", "by how much did they cut"), not only the level.
+pub fn asks_move(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    any(&q, RATE_MOVES) || any(&q, &["how much", "unchanged", " change", " move"])
+}
+
 /// Whether a vote question also asks what the dissenters wanted or feared ("and what worried
 /// him?", "what did she want the Committee to signal?").
 pub fn asks_vote_detail(question: &str) -> bool {

@@ -221,6 +221,31 @@ fn without_past_meetings(sentence: &str) -> String {
     out
 }
 
+/// Whether a sentence tells of a meeting other than its own document's, held in `month` (1–12):
+/// minutes recount the last meeting's decision ("At its June meeting, the FOMC decided to
+/// raise …", "since mid-December, when the Committee raised …"), which is not this meeting's.
+pub fn names_other_meeting(sentence: &str, month: u32) -> bool {
+    let words: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let Some(m) = crate::calendar::MONTH_NAMES
+            .iter()
+            .position(|n| n == w || w.strip_prefix("mid").is_some_and(|r| r == *n))
+        else {
+            return false;
+        };
+        let before = &words[i.saturating_sub(3)..i];
+        let after = &words[i + 1..(i + 5).min(words.len())];
+        let a_meeting = after.contains(&"meeting")
+            || before.contains(&"meeting")
+            || before.contains(&"since")
+            || w.starts_with("mid");
+        a_meeting && m as u32 + 1 != month
+    })
+}
+
 /// Whether the text names a month (the schedule questions' answer): a month's full name,
 /// capitalised, so "the Committee may act" names none.
 pub fn names_month(sentence: &str) -> bool {
@@ -249,8 +274,14 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
     let s = s.as_str();
     match asks {
         Asks::Rate => {
-            // A dissenter's preferred move is not the Committee's.
-            if any(s, VOTE) {
+            // A dissenter's preferred move is not the Committee's, nor is the Board's vote on
+            // the rates it sets (interest on reserves, the discount rate).
+            if any(s, VOTE)
+                || any(
+                    s,
+                    &["board of governors voted", "board of governors approved"],
+                )
+            {
                 return 0.0;
             }
             let rate = any(s, &["federal funds rate", "target range", "funds rate"]);
@@ -441,6 +472,30 @@ mod tests {
         assert_eq!(cue(Asks::Guidance, preamble), 0.0);
         assert!(cue(Asks::Rate, preamble) < 0.5);
         assert_eq!(cue(Asks::Other, rate), 0.0);
+        let board = "Consistent with the Committee's decision to leave the target range for the federal funds rate unchanged, the Board of Governors voted unanimously to raise the interest rate paid on reserve balances to 1.60 percent.";
+        assert_eq!(
+            cue(Asks::Rate, board),
+            0.0,
+            "the Board's rate, not the target"
+        );
+    }
+
+    #[test]
+    fn another_meetings_decision_is_recognised() {
+        let june = "At its June meeting, the Federal Open Market Committee (FOMC) decided to raise its target for the federal funds rate 25 basis points.";
+        assert!(names_other_meeting(june, 8));
+        assert!(!names_other_meeting(june, 6), "its own meeting");
+        let dated = "At its meeting on March 16, 2004, the Federal Open Market Committee decided to keep its target unchanged at 1 percent.";
+        assert!(names_other_meeting(dated, 5));
+        let two_day = "At its April 29-30 meeting, the FOMC lowered its target for the federal funds rate 25 basis points.";
+        assert!(names_other_meeting(two_day, 6));
+        let since = "Over the period since mid-December, when the Committee raised the target range, conditions changed little.";
+        assert!(names_other_meeting(since, 3));
+        let today = "The Committee decided today to raise the target range to 1 to 1-1/4 percent, and expects to begin in September.";
+        assert!(
+            !names_other_meeting(today, 6),
+            "a month that is not a meeting's"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod acronyms;
 mod contract;
 mod cues;
 mod meeting;
+mod rate_move;
 
 use crate::index::Hit;
 use crate::orchestrator::asks::{self, classify, Asks};
@@ -21,7 +22,7 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
-use cues::{cue, names_month};
+use cues::{cue, names_month, names_other_meeting};
 use meeting::{answer_hits, pointer, with_candidates};
 use serde_json::json;
 use std::collections::HashSet;
@@ -106,7 +107,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     } else {
         work.retrieval.hits.clone()
     };
-    let hits = answer_hits(&pool, work.date_hint(), &question, several, chunks_used);
+    let mut hits = answer_hits(&pool, work.date_hint(), &question, several, chunks_used);
     let excluded = excluded_terms(retriever.as_ref(), &question);
     let query = work.search_text(&cx.input);
     let q_terms = retriever.analyze(&format!("{} {}", cx.input.query, query));
@@ -122,7 +123,14 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             let words = text.split_whitespace().count();
             // Long sentences are mostly run-on text, but one vote sentence can give three
             // dissenters and each one's view.
-            let offers = cue(asks, &text);
+            let mut offers = cue(asks, &text);
+            // Minutes recount the last meeting's decision; it is not this meeting's.
+            if matches!(asks, Asks::Rate | Asks::Decision)
+                && h.date
+                    .is_some_and(|d| names_other_meeting(&text, u32::from(d.month)))
+            {
+                offers = 0.0;
+            }
             let longest = if asks == Asks::Vote && offers >= 1.0 {
                 250
             } else {
@@ -272,6 +280,35 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
         }
     }
+    // "Raised, and by how much?" answered by a sentence that gives only the new target: the
+    // size is worked out from the previous meeting's target, whose sentence is cited too.
+    let sized = match chosen.first() {
+        Some((i, _)) if asks == Asks::Rate && asks::asks_move(&question) => hits[cands[*i].hit]
+            .date
+            .and_then(|d| rate_move::size_of(retriever.as_ref(), &cands[*i].text, d)),
+        _ => None,
+    };
+    if let Some(m) = &sized {
+        let text = format!("{}: {}", m.previous_date.long_form(), m.previous_sentence);
+        let vector = match &work.retrieval.query_vec {
+            Some(_) => retriever
+                .embed_texts(&[text.as_str()])?
+                .and_then(|mut v| v.pop()),
+            None => None,
+        };
+        hits.push(m.previous_hit.clone());
+        cands.push(Candidate {
+            text,
+            hit: hits.len() - 1,
+            position: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector,
+        });
+        chosen.push((cands.len() - 1, Vec::new()));
+    }
     // Another passage is cited beside a sentence only when it supports it (its figures, dates
     // and names), so `[1][2]` never puts a meeting's figure on a passage that states another.
     for (i, support) in &mut chosen {
@@ -295,6 +332,21 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             cited_hits.len()
         }
     };
+    // A passage read here beyond the ranked hits (a meeting's other candidates, the previous
+    // meeting's target) joins them: it was retrieved, by this stage, and validate keeps only
+    // citations of retrieved passages.
+    for &h in &cited_hits_of(&chosen, &cands) {
+        if !work
+            .retrieval
+            .hits
+            .iter()
+            .any(|x| x.chunk_id == hits[h].chunk_id)
+        {
+            let mut hit = hits[h].clone();
+            hit.rank = work.retrieval.hits.len() + 1;
+            work.retrieval.hits.push(hit);
+        }
+    }
     let answer = &mut work.answer;
     answer.sentences.clear();
     answer.vectors.clear();
@@ -328,6 +380,22 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
         })
         .collect();
+    // The move and its size open the answer; they are worked out, not quoted, so they carry
+    // no marker of their own (the two sentences they come from do).
+    if let Some(m) = sized {
+        let first = answer.vectors.first().cloned();
+        answer.sentences.insert(
+            0,
+            AnswerSentence {
+                display: m.sentence.clone(),
+                text: m.sentence,
+                citations: Vec::new(),
+            },
+        );
+        if let Some(v) = first {
+            answer.vectors.insert(0, v);
+        }
+    }
     answer.text = answer
         .sentences
         .iter()
@@ -344,6 +412,14 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         "answer": answer.text,
         "citations": answer.citations.iter().map(|c| json!({"n": c.n, "chunk_id": c.chunk_id})).collect::<Vec<_>>(),
     }))
+}
+
+/// The hits the chosen sentences cite, their own and the ones that repeat them.
+fn cited_hits_of(chosen: &[(usize, Vec<usize>)], cands: &[Candidate]) -> Vec<usize> {
+    chosen
+        .iter()
+        .flat_map(|(i, support)| std::iter::once(cands[*i].hit).chain(support.iter().copied()))
+        .collect()
 }
 
 /// The sentences of the answer, best first, each with the other hits that repeat it: after
