@@ -221,7 +221,7 @@ fn without_past_meetings(sentence: &str) -> String {
     out
 }
 
-/// Whether a sentence tells of a meeting other than its own document's, held in `month` (1–12):
+/// Whether a sentence tells of an earlier meeting than its own document's, held in `month` (1–12):
 /// minutes recount the last meeting's decision ("At its June meeting, the FOMC decided to
 /// raise …", "since mid-December, when the Committee raised …"), which is not this meeting's.
 pub fn names_other_meeting(sentence: &str, month: u32) -> bool {
@@ -242,7 +242,10 @@ pub fn names_other_meeting(sentence: &str, month: u32) -> bool {
             || before.contains(&"meeting")
             || before.contains(&"since")
             || w.starts_with("mid");
-        a_meeting && m as u32 + 1 != month
+        // Months back from the document's: an earlier meeting is up to half a year back; a
+        // month ahead ("as early as the Committee's May meeting") is a plan, not a decision.
+        let back = (month + 12 - (m as u32 + 1)) % 12;
+        a_meeting && (1..=6).contains(&back)
     })
 }
 
@@ -496,6 +499,12 @@ mod tests {
             !names_other_meeting(today, 6),
             "a month that is not a meeting's"
         );
+        let ahead = "Beginning to reduce the balance sheet would be appropriate at a coming meeting, possibly as early as at the Committee's May meeting.";
+        assert!(!names_other_meeting(ahead, 3), "a later meeting is a plan");
+        assert!(names_other_meeting(
+            "At its December meeting, the FOMC lowered its target.",
+            1
+        ));
     }
 
     #[test]
