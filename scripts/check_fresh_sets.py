@@ -96,6 +96,13 @@ SETS = [
         minutes=(27, 33), total=70,  # about 40 statement / 30 minutes
         collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", DEV],
         shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
+    Set(name="fifth set", answers=["answers-fresh5.jsonl"], id_prefix="i-",
+        kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
+               "amount": 14, "description": 14},
+        minutes=(32, 38), total=80,  # about 45 statement / 35 minutes
+        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", "answers-fresh4.jsonl",
+                 "rate-tune.jsonl", "rate-heldout.jsonl", DEV],
+        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
