@@ -416,7 +416,11 @@ pub fn subject(question: &str) -> Vec<String> {
 /// unchanged", "by how much did they cut"), not only the level.
 pub fn asks_move(question: &str) -> bool {
     let q = format!(" {} ", question.to_lowercase());
-    any(&q, RATE_MOVES) || any(&q, &["how much", "unchanged", " change", " move"])
+    any(&q, RATE_MOVES)
+        || any(
+            &q,
+            &["how much", "unchanged", " change", " move", " do with"],
+        )
 }
 
 /// Whether a vote question also asks what the dissenters wanted or feared ("and what worried
@@ -458,6 +462,18 @@ pub fn asks_why_not(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_move_is_asked_about() {
+        assert!(asks_move(
+            "Did the FOMC raise, lower, or leave unchanged its target, and by how much?"
+        ));
+        assert!(asks_move("What did the Fed do with rates in March 2022?"));
+        assert!(asks_move("by how much did they cut?"));
+        assert!(!asks_move(
+            "What target for the federal funds rate did the FOMC announce?"
+        ));
+    }
 
     #[test]
     fn questions_are_classified_by_what_they_ask() {
