@@ -93,7 +93,11 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         .as_ref()
         .map(|p| p.revised_query.clone())
         .unwrap_or_else(|| cx.input.query.clone());
-    let asks = classify(&question);
+    // The planner's added words ("liftoff" → "raise the target range") help the search; they
+    // do not change what the user asked for.
+    let asks = classify(&crate::orchestrator::stages::decompose::question_of(
+        cx, work,
+    ));
     // "The last meeting of 2004" may have ranked below the cut: its candidates count too.
     let pool = if work.date_hint().is_some() && pointer(&question).first.is_some() {
         let c = &work.retrieval.candidates;
