@@ -279,12 +279,18 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
         Asks::Rate => {
             // A dissenter's preferred move is not the Committee's, nor is the Board's vote on
             // the rates it sets (interest on reserves, the discount rate).
-            if any(s, VOTE)
-                || any(
+            let boards_rate = s.contains("board of governors")
+                && any(
                     s,
-                    &["board of governors voted", "board of governors approved"],
-                )
-            {
+                    &[
+                        "interest rate paid",
+                        "reserve balances",
+                        "excess reserves",
+                        "primary credit",
+                        "discount rate",
+                    ],
+                );
+            if any(s, VOTE) || boards_rate {
                 return 0.0;
             }
             let rate = any(s, &["federal funds rate", "target range", "funds rate"]);
@@ -481,6 +487,8 @@ mod tests {
             0.0,
             "the Board's rate, not the target"
         );
+        let completed = "Consistent with the Committee's decision to lower the target range for the federal funds rate to 1 to 1-1/4 percent, the Board of Governors completed unanimous votes to lower the interest rate paid on required and excess reserve balances to 1.10 percent.";
+        assert_eq!(cue(Asks::Rate, completed), 0.0);
     }
 
     #[test]
