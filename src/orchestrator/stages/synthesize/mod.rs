@@ -439,7 +439,7 @@ fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(us
         }
         if let Some((j, support)) = chosen
             .iter_mut()
-            .find(|(j, _)| jaccard(&cands[i].text, &cands[*j].text) > MAX_OVERLAP)
+            .find(|(j, _)| repeats(&cands[i].text, &cands[*j].text))
         {
             let hit = cands[i].hit;
             if hit != cands[*j].hit && !support.contains(&hit) && support.len() < MAX_CORROBORATING
@@ -453,6 +453,26 @@ fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(us
         }
     }
     chosen
+}
+
+/// Whether two sentences say the same: mostly the same words, or one holds the other whole (a
+/// quoted sentence run together with the next one, "… Plans. Voting for this action: …").
+fn repeats(a: &str, b: &str) -> bool {
+    let plain = |s: &str| {
+        s.to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_end_matches(['.', ';', ':', '"', '\u{201D}'])
+            .to_string()
+    };
+    let (a, b) = (plain(a), plain(b));
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    jaccard(&a, &b) > MAX_OVERLAP || (short.len() >= 40 && long.contains(short.as_str()))
 }
 
 /// Which candidates are boilerplate: a near-duplicate stands in the retrieved passages of two
@@ -625,6 +645,18 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_run_into_the_next_repeats_it() {
+        let quoted = "The Committee expects to begin implementing its balance sheet normalization program relatively soon.";
+        let run = "The Committee expects to begin implementing its balance sheet normalization program relatively soon. Voting for this action: Janet L. Yellen, William C. Dudley, Lael Brainard, Charles L. Evans, Stanley Fischer, Patrick Harker.";
+        assert!(repeats(quoted, run));
+        assert!(repeats(run, quoted));
+        assert!(!repeats(
+            quoted,
+            "The Committee decided to maintain the target range for the federal funds rate."
+        ));
+    }
 
     #[test]
     fn procedure_is_recognised() {
