@@ -208,7 +208,42 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
             text: words[start..=i].join(" "),
         });
     }
+    days_of_the_named_year(&words, &mut out);
     out
+}
+
+/// "The last cut of 2001, on December 11": a day named without its year, in a question that
+/// names one year and nothing narrower, is that year's day; the year's mention narrows to it.
+fn days_of_the_named_year(words: &[&str], mentions: &mut [DateMention]) {
+    let [only] = mentions else { return };
+    let year = only.range.date_start.year;
+    let whole_year = only.range == range(year, 1, 12);
+    if !whole_year {
+        return;
+    }
+    let day = |w: &str| w.parse::<u8>().ok().filter(|d| (1..=31).contains(d));
+    let days: Vec<Date> = (0..words.len().saturating_sub(1))
+        .filter_map(|i| {
+            let (m, d) = match (month(words[i]), month(words[i + 1])) {
+                (Some(m), _) => (m, day(words[i + 1])?),
+                (None, Some(m)) => (m, day(words[i])?),
+                _ => return None,
+            };
+            // "December 11, 2001" was read with its year already.
+            let next_is_year = words.get(i + 2).is_some_and(|w| year_of(w).is_some());
+            (!next_is_year && d <= days_in_month(year, m)).then_some(Date {
+                year,
+                month: m,
+                day: d,
+            })
+        })
+        .collect();
+    if let (Some(&first), Some(&last)) = (days.iter().min(), days.iter().max()) {
+        only.range = MetadataHints {
+            date_start: first,
+            date_end: last,
+        };
+    }
 }
 
 /// The month that opens a range ending at `words[end]` ("January" in "between January and June
@@ -283,6 +318,27 @@ mod tests {
         assert_eq!(spans("Compare June 2004 and June 2006").len(), 2);
         assert_eq!(spans("Compare January and June 2018").len(), 1);
         assert_eq!(spans("Compare January and June 2018")[0].1, "2018-06-01");
+    }
+
+    #[test]
+    fn a_day_without_its_year_takes_the_year_named() {
+        let m = spans("With the last rate cut of 2001, on December 11, what did the Board do?");
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2001-12-11", "2001-12-11")
+        );
+        let m = spans("In 2008, on 16 March, what did the Fed announce?");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2008-03-16", "2008-03-16")
+        );
+        // A month alone, or two years, narrow nothing.
+        assert_eq!(
+            spans("In 2008, in March, what happened?")[0].1,
+            "2008-01-01"
+        );
+        assert_eq!(spans("Compare 2004 and 2006 on May 4").len(), 2);
     }
 
     #[test]
