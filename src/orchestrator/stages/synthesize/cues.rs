@@ -43,6 +43,7 @@ const REASON_STRONG: &[&str] = &[
     "because",
     "to support",
     "owing to",
+    "owes",
     "in view of",
     "due to",
     "rationale",

@@ -198,6 +198,8 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         [
             "next meeting",
             "following meeting",
+            "meeting following",
+            "meeting after",
             "approve the minutes",
             "date of the",
         ]
