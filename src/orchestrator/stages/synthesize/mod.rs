@@ -443,6 +443,18 @@ fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(us
             .iter_mut()
             .find(|(j, _)| repeats(&cands[i].text, &cands[*j].text))
         {
+            // The shorter of two sentences one of which holds the other is the one shown: the
+            // longer runs on into more ("… Plans. Voting for this action: …"), and its passage
+            // still supports the shorter.
+            if holds(&cands[*j].text, &cands[i].text) {
+                let longer = std::mem::replace(j, i);
+                support.retain(|&h| h != cands[i].hit);
+                if cands[longer].hit != cands[i].hit {
+                    support.insert(0, cands[longer].hit);
+                    support.truncate(MAX_CORROBORATING);
+                }
+                continue;
+            }
             let hit = cands[i].hit;
             if hit != cands[*j].hit && !support.contains(&hit) && support.len() < MAX_CORROBORATING
             {
@@ -460,6 +472,11 @@ fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(us
 /// Whether two sentences say the same: mostly the same words, or one holds the other whole (a
 /// quoted sentence run together with the next one, "… Plans. Voting for this action: …").
 fn repeats(a: &str, b: &str) -> bool {
+    jaccard(a, b) > MAX_OVERLAP || holds(a, b) || holds(b, a)
+}
+
+/// Whether `long` holds `short` whole and says more.
+fn holds(long: &str, short: &str) -> bool {
     let plain = |s: &str| {
         s.to_lowercase()
             .split_whitespace()
@@ -468,13 +485,8 @@ fn repeats(a: &str, b: &str) -> bool {
             .trim_end_matches(['.', ';', ':', '"', '\u{201D}'])
             .to_string()
     };
-    let (a, b) = (plain(a), plain(b));
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    jaccard(&a, &b) > MAX_OVERLAP || (short.len() >= 40 && long.contains(short.as_str()))
+    let (long, short) = (plain(long), plain(short));
+    short.len() >= 40 && long.len() > short.len() && long.contains(short.as_str())
 }
 
 /// Which candidates are boilerplate: a near-duplicate stands in the retrieved passages of two
