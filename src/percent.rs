@@ -65,3 +65,16 @@ pub fn percent_values(text: &str) -> Vec<(f64, f64)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_statement_style() {
+        assert_eq!(parse_percent_number("6-1/2"), Some(6.5));
+        assert_eq!(parse_percent_number("1/4"), Some(0.25));
+        assert_eq!(parse_percent_number("5.25"), Some(5.25));
+        assert_eq!(parse_percent_number("x"), None);
+    }
+}

@@ -1,7 +1,7 @@
 //! Checking an answer's text against an expected rate or action, as the FOMC questions state
 //! them: `answer_value_lower/upper` in percent, or `change_bp` in basis points (negative = cut).
 
-pub use crate::percent::{parse_percent_number, percent_values};
+use crate::percent::{parse_percent_number, percent_values};
 
 /// Whether the text states the expected value or range.
 pub fn states_value(text: &str, lower: f64, upper: f64) -> bool {
@@ -64,14 +64,6 @@ fn amount_bp(sentence: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_in_statement_style() {
-        assert_eq!(parse_percent_number("6-1/2"), Some(6.5));
-        assert_eq!(parse_percent_number("1/4"), Some(0.25));
-        assert_eq!(parse_percent_number("5.25"), Some(5.25));
-        assert_eq!(parse_percent_number("x"), None);
-    }
 
     #[test]
     fn values_and_ranges() {

@@ -173,6 +173,11 @@ impl Retriever for EmbeddedRetriever {
         out.into_values().collect()
     }
 
+    fn dates(&self) -> Vec<crate::corpus::Date> {
+        // Worked out when the generation was opened, not per question.
+        self.store().dates().to_vec()
+    }
+
     fn analyze(&self, text: &str) -> Vec<String> {
         self.store().sparse().analyze(text)
     }

@@ -230,6 +230,10 @@ pub trait Retriever: Send + Sync {
     fn years(&self) -> BTreeMap<i32, usize>;
     /// Every document of the collection, by path.
     fn documents(&self) -> Vec<DocumentInfo>;
+    /// The distinct dates of the collection's documents, ascending.
+    fn dates(&self) -> Vec<Date> {
+        super::store::distinct_dates(self.documents().into_iter().map(|d| d.date))
+    }
     /// The terms lexical search matches `text` on (after stemming and stop words), in order,
     /// without repeats.
     fn analyze(&self, text: &str) -> Vec<String>;

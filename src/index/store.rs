@@ -45,6 +45,8 @@ pub struct IndexStore {
     by_id: HashMap<String, usize>,
     /// Each row's year (`NO_YEAR` when undated), so a year filter reads 4 bytes a row.
     row_years: Vec<i32>,
+    /// The distinct dates of the dated chunks, ascending (for "the meeting before this one").
+    dates: Vec<crate::corpus::Date>,
     vectors: Option<DenseMatrix>,
     sparse: SparseIndex,
     /// When `CURRENT` names a damaged generation and an older one is served instead: which one
@@ -204,6 +206,7 @@ impl IndexStore {
             .map(|(i, c)| (c.chunk_id.clone(), i))
             .collect();
         let row_years = chunks.iter().map(|c| c.year.unwrap_or(NO_YEAR)).collect();
+        let dates = distinct_dates(chunks.iter().map(|c| c.date));
         Ok(IndexStore {
             dir: dir.to_path_buf(),
             generation: id,
@@ -211,6 +214,7 @@ impl IndexStore {
             chunks,
             by_id,
             row_years,
+            dates,
             vectors,
             sparse,
             fallback: None,
@@ -267,6 +271,11 @@ impl IndexStore {
 
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
+    }
+
+    /// The distinct dates of the collection's documents, ascending.
+    pub fn dates(&self) -> &[crate::corpus::Date] {
+        &self.dates
     }
 
     pub fn row_of(&self, chunk_id: &str) -> Option<usize> {
@@ -326,4 +335,14 @@ impl IndexStore {
 /// The generation a running process would open now, without opening it.
 pub fn current_generation(dir: &Path) -> Result<Option<GenerationId>, IndexError> {
     generation::read_current(dir)
+}
+
+/// The distinct dates among `dates`, ascending.
+pub fn distinct_dates(
+    dates: impl Iterator<Item = Option<crate::corpus::Date>>,
+) -> Vec<crate::corpus::Date> {
+    let mut out: Vec<crate::corpus::Date> = dates.flatten().collect();
+    out.sort();
+    out.dedup();
+    out
 }

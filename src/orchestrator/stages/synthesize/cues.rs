@@ -109,6 +109,12 @@ const VOTE: &[&str] = &[
     "would favor",
 ];
 
+/// Whether a (lower-case) sentence tells of a dissent or a preference other than the
+/// Committee's ("Voting against …", "… preferred to maintain …").
+pub fn tells_of_dissent(lower: &str) -> bool {
+    any(lower, VOTE)
+}
+
 const STARTS_OR_ENDS: &[&str] = &[
     "begin",
     "beginning",

@@ -125,8 +125,6 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         for s in sentences(&passage.text) {
             let text = clean_sentence(s);
             let words = text.split_whitespace().count();
-            // Long sentences are mostly run-on text, but one vote sentence can give three
-            // dissenters and each one's view.
             let mut offers = cue(asks, &text);
             // Minutes recount the last meeting's decision; it is not this meeting's.
             if matches!(asks, Asks::Rate | Asks::Decision)
@@ -135,6 +133,8 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             {
                 offers = 0.0;
             }
+            // Long sentences are mostly run-on text, but one vote sentence can give three
+            // dissenters and each one's view.
             let longest = if asks == Asks::Vote && offers >= 1.0 {
                 250
             } else {
@@ -670,6 +670,29 @@ mod tests {
             quoted,
             "The Committee decided to maintain the target range for the federal funds rate."
         ));
+    }
+
+    #[test]
+    fn of_a_sentence_and_one_that_holds_it_the_shorter_is_shown() {
+        let cand = |text: &str, hit: usize, score: f64| Candidate {
+            text: text.into(),
+            hit,
+            position: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score,
+            vector: None,
+        };
+        let cands = [
+            cand("The Committee expects to begin implementing its balance sheet normalization program relatively soon. Voting for this action: Janet L. Yellen, William C. Dudley, Lael Brainard.", 0, 1.0),
+            cand("The Committee expects to begin implementing its balance sheet normalization program relatively soon.", 1, 0.9),
+        ];
+        assert_eq!(
+            choose(&cands, &[0, 1], 3),
+            vec![(1, vec![0])],
+            "the longer one's passage is cited beside the shorter"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! and its size, worked out from the two sentences it cites (the decision, and the previous
 //! meeting's target, shown with its date), so the reader can check the arithmetic.
 
+use super::cues::tells_of_dissent;
 use crate::corpus::Date;
 use crate::index::retriever::TopHits;
 use crate::index::{Hit, Retriever, Timings};
@@ -74,8 +75,6 @@ fn written(v: f64) -> String {
 /// A move worked out from two meetings' targets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Move {
-    /// Signed basis points (negative: lowered).
-    pub bp: i32,
     /// The answer's opening sentence: the move, its size, and both targets.
     pub sentence: String,
     /// The previous meeting's passage and its sentence that states the target.
@@ -91,7 +90,7 @@ pub struct Move {
 /// about the target.
 pub fn unstated_action(sentence: &str) -> Option<(Action, Level)> {
     let s = sentence.to_lowercase();
-    if states_size(&s) || dissent(&s) {
+    if states_size(&s) || tells_of_dissent(&s) {
         return None;
     }
     let at = target_at(&s)?;
@@ -149,13 +148,6 @@ fn states_size(s: &str) -> bool {
     })
 }
 
-/// A dissenter's preference is not the Committee's target.
-fn dissent(s: &str) -> bool {
-    ["voting against", "dissent", "preferred", "would have"]
-        .iter()
-        .any(|w| s.contains(w))
-}
-
 /// The first target figure from byte `from` on, else the last one before it ("the current
 /// 0 to 1/4 percent target range"). The size of a move is not a target: "by 1/2 percentage
 /// point, to 1 to 1-1/4 percent".
@@ -177,7 +169,7 @@ pub fn stated_target(sentence: &str) -> Option<Level> {
     let decided = ["decided", "voted", "today", "reaffirmed", "agreed"]
         .iter()
         .any(|w| s.contains(w));
-    if !decided || dissent(&s) {
+    if !decided || tells_of_dissent(&s) {
         return None;
     }
     let verb = [
@@ -202,17 +194,11 @@ pub fn stated_target(sentence: &str) -> Option<Level> {
 /// states one.
 pub fn size_of(retriever: &dyn Retriever, sentence: &str, date: Date) -> Option<Move> {
     let (action, to) = unstated_action(sentence)?;
-    let mut earlier: Vec<Date> = retriever
-        .documents()
-        .into_iter()
-        .filter_map(|d| d.date)
-        .filter(|d| *d < date)
-        .collect();
-    earlier.sort();
-    earlier.dedup();
-    let (prev, hit, previous_sentence, from) = earlier
+    let dates = retriever.dates();
+    let (prev, hit, previous_sentence, from) = dates
         .iter()
         .rev()
+        .skip_while(|d| **d >= date)
         .take(LOOKBACK)
         .find_map(|&prev| target_on(retriever, prev).map(|(h, s, l)| (prev, h, s, l)))?;
     // Upper bounds: a move from a single rate to a range is measured to its top.
@@ -248,7 +234,6 @@ pub fn size_of(retriever: &dyn Retriever, sentence: &str, date: Date) -> Option<
         ),
     };
     Some(Move {
-        bp,
         sentence,
         previous_hit: hit,
         previous_sentence,
