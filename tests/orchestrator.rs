@@ -192,6 +192,27 @@ async fn the_size_of_a_move_the_statement_leaves_out_is_worked_out_and_both_targ
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn who_dissented_is_answered_with_every_dissenter_and_what_one_objected_to() {
+    // "Voting against the action were Richard W. Fisher and Charles I. Plosser." is mostly
+    // names, yet it is the answer to "who".
+    let (r, _) = ask(
+        "Who dissented in September 2014, and what did Plosser object to?",
+        vec![],
+    )
+    .await;
+    assert!(
+        r.answer.contains("Fisher") && r.answer.contains("Plosser"),
+        "{}",
+        r.answer
+    );
+    assert!(r.answer.contains("considerable time"), "{}", r.answer);
+    assert!(r
+        .citations
+        .iter()
+        .all(|c| c.document == "2014-09-17_statement.md"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn incoherent_input_is_rejected_before_any_specialist_stage() {
     let (r, _) = ask("qwrtzp xkcdvb asdfgh", vec![]).await;
     assert_eq!(r.state, ManagerState::Fail);

@@ -431,7 +431,7 @@ pub fn asks_vote_detail(question: &str) -> bool {
         &q,
         &[
             "prefer", "want", "wish", "worr", "concern", "object", "why", "reason", "argu", "favo",
-            "signal", "fear", "instead", "rather",
+            "signal", "fear", "instead", "rather", "grounds", "basis",
         ],
     )
 }

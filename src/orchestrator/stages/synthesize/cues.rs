@@ -191,6 +191,8 @@ pub fn states_preference(sentence: &str) -> bool {
             "would have",
             "wanted",
             "saw ",
+            "because",
+            "oppos",
         ],
     )
 }

@@ -163,6 +163,42 @@ pub fn with_candidates(
     out
 }
 
+/// More passages of one meeting's documents, best first for `query`: the hits that ranked a
+/// meeting first are a cut over the whole collection, and a minutes' reasons often sit in a
+/// passage of the same meeting that ranked below it. Restricted to the meeting's year, then to
+/// its date.
+pub fn more_of_meeting(
+    retriever: &dyn crate::index::Retriever,
+    query: &str,
+    query_vec: Option<&[f32]>,
+    date: Date,
+    k: usize,
+) -> Vec<Hit> {
+    let hint = MetadataHints {
+        date_start: date,
+        date_end: date,
+    };
+    let mut timings = crate::index::Timings::default();
+    let Ok(cands) =
+        retriever.candidates(query, query_vec, &[date.year], MEETING_POOL, &mut timings)
+    else {
+        return Vec::new();
+    };
+    let cut = crate::index::retriever::TopHits {
+        hint: Some(hint),
+        k,
+        rerank: false,
+    };
+    retriever
+        .top_hits(query, query_vec, &cands, cut, &mut timings)
+        .map(|hits| hits.into_iter().filter(|h| h.date == Some(date)).collect())
+        .unwrap_or_default()
+}
+
+/// Candidates drawn from a meeting's year when reading more of the meeting: a year holds
+/// about eight meetings, so this leaves a dozen or more of the meeting's own passages.
+const MEETING_POOL: usize = 80;
+
 #[cfg(test)]
 mod tests {
     use super::*;

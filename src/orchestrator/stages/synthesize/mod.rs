@@ -23,7 +23,7 @@ use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sent
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
 use cues::{cue, names_month, names_other_meeting};
-use meeting::{answer_hits, pointer, with_candidates};
+use meeting::{answer_hits, more_of_meeting, pointer, with_candidates};
 use serde_json::json;
 use std::collections::HashSet;
 
@@ -56,6 +56,8 @@ const MAX_OVERLAP: f64 = 0.6;
 const MAX_CORROBORATING: usize = 2;
 /// Weight of how strongly a sentence offers what the question asks for (see [`cues::cue`]).
 const W_CUE: f64 = 0.3;
+/// Passages of one named meeting read for its answer (the ranked ones first).
+const MEETING_PASSAGES: usize = 10;
 /// Taken off a sentence repeated in passages of two or more other dates (boilerplate), unless
 /// it offers exactly what the question asks for.
 const BOILERPLATE_PENALTY: f64 = 0.15;
@@ -112,8 +114,21 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         work.retrieval.hits.clone()
     };
     let mut hits = answer_hits(&pool, work.date_hint(), &question, several, chunks_used);
-    let excluded = excluded_terms(retriever.as_ref(), &question);
+    // A question about one named meeting reads more of that meeting than the cut over the
+    // whole collection kept.
     let query = work.search_text(&cx.input);
+    if let Some(date) = one_meeting(&hits).filter(|_| !several && work.date_hint().is_some()) {
+        let qvec = work.retrieval.query_vec.as_deref();
+        for h in more_of_meeting(retriever.as_ref(), &query, qvec, date, MEETING_PASSAGES) {
+            if hits.len() >= MEETING_PASSAGES {
+                break;
+            }
+            if !hits.iter().any(|x| x.chunk_id == h.chunk_id) {
+                hits.push(h);
+            }
+        }
+    }
+    let excluded = excluded_terms(retriever.as_ref(), &question);
     let q_terms = retriever.analyze(&format!("{} {}", cx.input.query, query));
     let mut cands: Vec<Candidate> = Vec::new();
     for (i, h) in hits.iter().enumerate() {
@@ -140,7 +155,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             } else {
                 120
             };
-            if (4..=longest).contains(&words) && is_whole_sentence(&text) && !is_name_list(&text) {
+            // A list of names is no answer, unless it is the list of who voted against.
+            let listed = is_name_list(&text) && !(asks == Asks::Vote && offers >= 1.0);
+            if (4..=longest).contains(&words) && is_whole_sentence(&text) && !listed {
                 cands.push(Candidate {
                     cue: offers,
                     expansions: acronyms::expansions(&text, &defs),
@@ -207,17 +224,24 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         .any(|m| q.contains(m))
             || (q.contains("date") && q.contains("meeting"))
     };
+    let term_sets: Vec<HashSet<String>> = cands
+        .iter()
+        .map(|c| {
+            retriever
+                .analyze(&format!(
+                    "{} {}",
+                    with_context(&c.text, &hits[c.hit]),
+                    c.expansions
+                ))
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    let weights = rarity(&q_terms, &term_sets);
     for (i, c) in cands.iter_mut().enumerate() {
-        let terms: HashSet<String> = retriever
-            .analyze(&format!(
-                "{} {}",
-                with_context(&c.text, &hits[c.hit]),
-                c.expansions
-            ))
-            .into_iter()
-            .collect();
-        let cov = coverage(&q_terms, &terms);
-        let besides = !excluded.is_empty() && coverage(&excluded, &terms) >= 0.5;
+        let terms = &term_sets[i];
+        let cov = weighted_coverage(&q_terms, &weights, terms);
+        let besides = !excluded.is_empty() && coverage(&excluded, terms) >= 0.5;
         let prior = 1.0 / (c.hit as f64 + 1.0);
         let base = match (&vectors, &work.retrieval.query_vec) {
             (Some(v), Some(q)) => {
@@ -418,6 +442,44 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         "answer": answer.text,
         "citations": answer.citations.iter().map(|c| json!({"n": c.n, "chunk_id": c.chunk_id})).collect::<Vec<_>>(),
     }))
+}
+
+/// How much each query term tells the sentences apart: a term most of them hold (the
+/// meeting's month, "committee") says little; one few hold ("referendum") says much.
+fn rarity(q_terms: &[String], sets: &[HashSet<String>]) -> Vec<f64> {
+    let n = sets.len() as f64;
+    q_terms
+        .iter()
+        .map(|t| {
+            let df = sets.iter().filter(|s| s.contains(t)).count() as f64;
+            if df == 0.0 {
+                0.0
+            } else {
+                ((n + 1.0) / df).ln()
+            }
+        })
+        .collect()
+}
+
+/// Share of the query's weight a sentence's terms hold.
+fn weighted_coverage(q_terms: &[String], weights: &[f64], terms: &HashSet<String>) -> f64 {
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    q_terms
+        .iter()
+        .zip(weights)
+        .filter(|(t, _)| terms.contains(*t))
+        .map(|(_, w)| w)
+        .sum::<f64>()
+        / total
+}
+
+/// The date every hit shares, if they share one.
+fn one_meeting(hits: &[Hit]) -> Option<crate::corpus::Date> {
+    let first = hits.first()?.date?;
+    hits.iter().all(|h| h.date == Some(first)).then_some(first)
 }
 
 /// The hits the chosen sentences cite, their own and the ones that repeat them.
@@ -693,6 +755,27 @@ mod tests {
             vec![(1, vec![0])],
             "the longer one's passage is cited beside the shorter"
         );
+    }
+
+    #[test]
+    fn a_term_few_sentences_hold_weighs_more_than_one_all_hold() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<String>>();
+        let sets = vec![
+            set(&["june", "labor"]),
+            set(&["june", "referendum"]),
+            set(&["june", "labor", "inflat"]),
+        ];
+        let q: Vec<String> = ["june", "referendum"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let w = rarity(&q, &sets);
+        assert!(w[1] > w[0], "{w:?}");
+        // Both hold one of the two terms; the one holding the rare term covers more.
+        assert!(weighted_coverage(&q, &w, &sets[1]) > weighted_coverage(&q, &w, &sets[0]));
+        // A term no sentence holds tells none apart.
+        assert_eq!(rarity(&["absent".to_string()], &sets), vec![0.0]);
+        assert_eq!(weighted_coverage(&q, &[0.0, 0.0], &sets[1]), 0.0);
     }
 
     #[test]
