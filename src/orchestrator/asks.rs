@@ -194,6 +194,12 @@ pub fn classify(question: &str) -> Asks {
                 "on what grounds",
                 "basis for",
                 "what factors",
+                "what worried",
+                "argument",
+                "warranting",
+                "grounds to",
+                "to achieve",
+                " explain ",
             ],
         )
     {
