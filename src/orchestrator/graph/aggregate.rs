@@ -97,15 +97,7 @@ pub fn aggregate(
     agents: Vec<String>,
 ) -> Aggregated {
     let conflicts = resolve_conflicts(&report.merged.claims, strategy);
-    let losers: BTreeSet<&str> = conflicts
-        .iter()
-        .flat_map(|c| {
-            c.claims
-                .iter()
-                .map(|(id, _)| id.as_str())
-                .filter(move |id| *id != c.kept)
-        })
-        .collect();
+    let losers: BTreeSet<&str> = conflicts.iter().flat_map(Conflict::losers).collect();
     // Parts in graph order, except dated sweeps and sides, which go in date order.
     let mut tasks: Vec<&super::task::Task> = graph.tasks.iter().collect();
     if matches!(

@@ -173,6 +173,22 @@ pub struct Conflict {
     pub kept: String,
 }
 
+impl Conflict {
+    /// The claims the resolution sets aside: those whose value differs from the kept claim's
+    /// (a claim stating what the kept one states agrees with it).
+    pub fn losers(&self) -> impl Iterator<Item = &str> {
+        let kept = self
+            .claims
+            .iter()
+            .find(|(id, _)| *id == self.kept)
+            .map(|(_, v)| v.as_str());
+        self.claims
+            .iter()
+            .filter(move |(id, v)| *id != self.kept && Some(v.as_str()) != kept)
+            .map(|(id, _)| id.as_str())
+    }
+}
+
 /// How a conflict is settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -393,6 +409,21 @@ mod tests {
         let c = resolve_conflicts(&u.claims, ConflictResolution::HighestConfidence);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].kept, decision.id);
+    }
+
+    #[test]
+    fn a_claim_agreeing_with_the_kept_one_does_not_lose() {
+        let c = Conflict {
+            subject: "federal funds rate target".into(),
+            date: Date::parse("2022-03-16"),
+            claims: vec![
+                ("minutes".into(), "1/4 to 1/2 percent".into()),
+                ("statement".into(), "1/4 to 1/2 percent".into()),
+                ("market".into(), "25 basis points".into()),
+            ],
+            kept: "statement".into(),
+        };
+        assert_eq!(c.losers().collect::<Vec<_>>(), vec!["market"]);
     }
 
     #[test]
