@@ -207,15 +207,19 @@ pub fn resolve_conflicts(
     claims: &BTreeMap<String, Claim>,
     strategy: ConflictResolution,
 ) -> Vec<Conflict> {
-    let mut groups: BTreeMap<(String, Option<Date>), Vec<&Claim>> = BTreeMap::new();
+    // A move's size and a level are not rival answers ("25 basis points" and "1/4 to 1/2
+    // percent" can both be true of one meeting): claims disagree only within a kind of figure.
+    type Key = (String, Option<Date>, Option<FigureKind>);
+    let mut groups: BTreeMap<Key, Vec<&Claim>> = BTreeMap::new();
     for c in claims.values().filter(|c| !c.value.is_empty()) {
+        let kind = figures(&c.value).first().map(|f| f.kind);
         groups
-            .entry((c.subject.clone(), c.date))
+            .entry((c.subject.clone(), c.date, kind))
             .or_default()
             .push(c);
     }
     let mut out = Vec::new();
-    for ((subject, date), cs) in groups {
+    for ((subject, date, _), cs) in groups {
         let values: BTreeSet<&str> = cs.iter().map(|c| c.value.as_str()).collect();
         // Two sources disagreeing, not one passage stating two figures (a decision and the
         // inflation objective in one statement are not a conflict).
@@ -409,6 +413,19 @@ mod tests {
         let c = resolve_conflicts(&u.claims, ConflictResolution::HighestConfidence);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].kept, decision.id);
+    }
+
+    #[test]
+    fn a_size_and_a_level_are_not_in_conflict() {
+        let mut level = claim("t1", "target", "2022-03-16", "1/4 to 1/2 percent", 0.8);
+        level.chunk_id = "a".into();
+        let mut size = claim("t1", "target", "2022-03-16", "25 basis points", 0.9);
+        size.sentence = "Markets expected a 25 basis point increase.".into();
+        size.id = claim_id("target", size.date, &size.sentence);
+        size.chunk_id = "b".into();
+        let mut u = Merged::default();
+        u.union("t1", &set(vec![level, size]));
+        assert!(resolve_conflicts(&u.claims, ConflictResolution::HighestConfidence).is_empty());
     }
 
     #[test]
