@@ -213,6 +213,23 @@ async fn who_dissented_is_answered_with_every_dissenter_and_what_one_objected_to
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_was_new_is_answered_with_what_the_previous_meeting_did_not_say() {
+    // The June 2022 statement added the pledge; its decision sentence, worded as in May but
+    // for the figures, says nothing new.
+    let (r, _) = ask(
+        "What new pledge about inflation did the FOMC write into its statement in mid-June 2022?",
+        vec![],
+    )
+    .await;
+    assert!(
+        r.answer
+            .starts_with("The Committee is strongly committed to returning inflation"),
+        "{}",
+        r.answer
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn incoherent_input_is_rejected_before_any_specialist_stage() {
     let (r, _) = ask("qwrtzp xkcdvb asdfgh", vec![]).await;
     assert_eq!(r.state, ManagerState::Fail);

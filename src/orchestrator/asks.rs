@@ -442,6 +442,24 @@ pub fn asks_vote_detail(question: &str) -> bool {
     )
 }
 
+/// Whether a question asks what was new at a meeting ("what new pledge", "added", "for the
+/// first time"): what the meeting's documents say that the previous meeting's did not.
+pub fn asks_new(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase().replace("new york", ""));
+    any(
+        &q,
+        &[
+            " new ",
+            " newly ",
+            " added ",
+            " add ",
+            "first time",
+            "introduc",
+            "reword",
+        ],
+    )
+}
+
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not
 /// raising rates", "why not yet").
 pub fn asks_why_not(question: &str) -> bool {
@@ -468,6 +486,21 @@ pub fn asks_why_not(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_can_ask_what_was_new() {
+        assert!(asks_new("What new pledge did the FOMC add in June 2022?"));
+        assert!(asks_new(
+            "Which risk did the statement mention for the first time?"
+        ));
+        assert!(asks_new(
+            "How did the FOMC reword its guidance in March 2014?"
+        ));
+        assert!(!asks_new("Why did the FOMC hold rates in June 2022?"));
+        assert!(!asks_new(
+            "What did the minutes say about the New York Fed?"
+        ));
+    }
 
     #[test]
     fn a_move_is_asked_about() {

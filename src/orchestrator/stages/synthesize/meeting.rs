@@ -195,6 +195,32 @@ pub fn more_of_meeting(
         .unwrap_or_default()
 }
 
+/// The sentences of the meeting before `date` in the collection that bear on `query`: what a
+/// "what was new" question sets this meeting's sentences against.
+pub fn previous_meeting_sentences(
+    retriever: &dyn crate::index::Retriever,
+    query: &str,
+    query_vec: Option<&[f32]>,
+    date: Date,
+) -> Vec<String> {
+    let Some(previous) = retriever.dates().into_iter().filter(|d| *d < date).max() else {
+        return Vec::new();
+    };
+    more_of_meeting(retriever, query, query_vec, previous, PREVIOUS_PASSAGES)
+        .iter()
+        .filter_map(|h| retriever.passage(&h.chunk_id))
+        .flat_map(|p| {
+            crate::orchestrator::text::sentences(&p.text)
+                .into_iter()
+                .map(crate::orchestrator::text::clean_sentence)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Passages of the previous meeting read for a "what was new" question.
+const PREVIOUS_PASSAGES: usize = 10;
+
 /// Candidates drawn from a meeting's year when reading more of the meeting: a year holds
 /// about eight meetings, so this leaves a dozen or more of the meeting's own passages.
 const MEETING_POOL: usize = 80;

@@ -23,7 +23,7 @@ use crate::orchestrator::text::{clean_sentence, is_whole_sentence, jaccard, sent
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
 use cues::{cue, names_month, names_other_meeting};
-use meeting::{answer_hits, more_of_meeting, pointer, with_candidates};
+use meeting::{answer_hits, more_of_meeting, pointer, previous_meeting_sentences, with_candidates};
 use serde_json::json;
 use std::collections::HashSet;
 
@@ -68,6 +68,8 @@ const FIRST_CUE_BONUS: f64 = 0.05;
 const PROCEDURAL_PENALTY: f64 = 0.3;
 /// Taken off a sentence about what a "besides …" clause sets aside.
 const BESIDES_PENALTY: f64 = 0.2;
+/// Taken off a sentence the previous meeting already said, when the question asks what was new.
+const CARRIED_OVER_PENALTY: f64 = 0.4;
 
 struct Candidate {
     text: String,
@@ -117,7 +119,8 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // A question about one named meeting reads more of that meeting than the cut over the
     // whole collection kept.
     let query = work.search_text(&cx.input);
-    if let Some(date) = one_meeting(&hits).filter(|_| !several && work.date_hint().is_some()) {
+    let meeting = one_meeting(&hits).filter(|_| !several && work.date_hint().is_some());
+    if let Some(date) = meeting {
         let qvec = work.retrieval.query_vec.as_deref();
         for h in more_of_meeting(retriever.as_ref(), &query, qvec, date, MEETING_PASSAGES) {
             if hits.len() >= MEETING_PASSAGES {
@@ -266,6 +269,16 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         }
         if c.procedural && !asks_procedure {
             c.score -= PROCEDURAL_PENALTY;
+        }
+    }
+    // "What was new": a sentence the previous meeting already said is not the answer.
+    if let Some(date) = meeting.filter(|_| asks != Asks::Rate && asks::asks_new(&question)) {
+        let qvec = work.retrieval.query_vec.as_deref();
+        let earlier = previous_meeting_sentences(retriever.as_ref(), &query, qvec, date);
+        for c in &mut cands {
+            if earlier.iter().any(|s| jaccard(&c.text, s) > MAX_OVERLAP) {
+                c.score -= CARRIED_OVER_PENALTY;
+            }
         }
     }
     let mut order: Vec<usize> = (0..cands.len()).collect();
