@@ -70,6 +70,9 @@ const PROCEDURAL_PENALTY: f64 = 0.3;
 const BESIDES_PENALTY: f64 = 0.2;
 /// Taken off a sentence the previous meeting already said, when the question asks what was new.
 const CARRIED_OVER_PENALTY: f64 = 0.4;
+/// Added to a reason given within about two sentences of the action the question names.
+const NEAR_ACTION_BONUS: f64 = 0.1;
+const NEAR_ACTION_BYTES: usize = 1000;
 
 struct Candidate {
     text: String,
@@ -241,6 +244,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         })
         .collect();
     let weights = rarity(&q_terms, &term_sets);
+    let mut bases: Vec<f64> = Vec::with_capacity(cands.len());
     for (i, c) in cands.iter_mut().enumerate() {
         let terms = &term_sets[i];
         let cov = weighted_coverage(&q_terms, &weights, terms);
@@ -255,6 +259,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             _ => 0.6 * cov + 0.4 * prior,
         };
         c.score = (1.0 - w_cue) * base + w_cue * c.cue;
+        bases.push(base);
         // A decision can be worded as at other meetings and still be this one's; a reason or
         // a characterisation said at every meeting ("seeks to foster maximum employment") is
         // not what this meeting's answer is.
@@ -279,6 +284,11 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             if earlier.iter().any(|s| jaccard(&c.text, s) > MAX_OVERLAP) {
                 c.score -= CARRIED_OVER_PENALTY;
             }
+        }
+    }
+    if asks == Asks::Reason {
+        for i in near_the_action(&cands, &bases, &hits) {
+            cands[i].score += NEAR_ACTION_BONUS;
         }
     }
     let mut order: Vec<usize> = (0..cands.len()).collect();
@@ -487,6 +497,28 @@ fn weighted_coverage(q_terms: &[String], weights: &[f64], terms: &HashSet<String
         .map(|(_, w)| w)
         .sum::<f64>()
         / total
+}
+
+/// A reason is given beside the action it explains: the candidates that offer a reason within
+/// about two sentences of the one most like the question (by `bases`, without the cue), in its
+/// document.
+fn near_the_action(cands: &[Candidate], bases: &[f64], hits: &[Hit]) -> Vec<usize> {
+    let Some(a) = (0..cands.len()).max_by(|&x, &y| bases[x].total_cmp(&bases[y])) else {
+        return Vec::new();
+    };
+    let doc = &hits[cands[a].hit].document;
+    let at = cands[a].position;
+    cands
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            *i != a
+                && c.cue >= 0.5
+                && hits[c.hit].document == *doc
+                && c.position.abs_diff(at) <= NEAR_ACTION_BYTES
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The date every hit shares, if they share one.
@@ -789,6 +821,55 @@ mod tests {
         // A term no sentence holds tells none apart.
         assert_eq!(rarity(&["absent".to_string()], &sets), vec![0.0]);
         assert_eq!(weighted_coverage(&q, &[0.0, 0.0], &sets[1]), 0.0);
+    }
+
+    #[test]
+    fn reasons_beside_the_action_asked_about_are_found() {
+        let cand = |text: &str, hit: usize, position: usize, cue: f64| Candidate {
+            text: text.into(),
+            hit,
+            position,
+            cue,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        };
+        let hits = vec![
+            Hit {
+                document: "2004-09-21_minutes.md".into(),
+                ..Hit::default()
+            },
+            Hit {
+                document: "2004-09-21_statement.md".into(),
+                ..Hit::default()
+            },
+        ];
+        let cands = vec![
+            cand("Members agreed to raise the target.", 0, 10_000, 1.0), // the action
+            cand(
+                "The expansion was self-sustaining, warranting it.",
+                0,
+                10_300,
+                0.5,
+            ),
+            cand(
+                "In light of the earlier weakness, staff expected …",
+                0,
+                2_000,
+                1.0,
+            ), // far
+            cand("Output grew.", 0, 10_200, 0.0), // no reason
+            cand(
+                "In light of this, the Committee raised the target.",
+                1,
+                10_100,
+                1.0,
+            ), // other doc
+        ];
+        let bases = [0.9, 0.4, 0.5, 0.3, 0.6];
+        assert_eq!(near_the_action(&cands, &bases, &hits), vec![1]);
+        assert!(near_the_action(&[], &[], &hits).is_empty());
     }
 
     #[test]
