@@ -105,6 +105,12 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let asks = classify(&crate::orchestrator::stages::decompose::question_of(
         cx, work,
     ));
+    // A why is often answered by more than one reason.
+    let max_sentences = if asks == Asks::Reason && !several {
+        max_sentences + 1
+    } else {
+        max_sentences
+    };
     // "The last meeting of 2004" may have ranked below the cut: its candidates count too.
     let pool = if work.date_hint().is_some() && pointer(&question).first.is_some() {
         let c = &work.retrieval.candidates;
