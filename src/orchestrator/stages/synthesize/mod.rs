@@ -286,8 +286,13 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if let Some(date) = meeting.filter(|_| asks != Asks::Rate && asks::asks_new(&question)) {
         let qvec = work.retrieval.query_vec.as_deref();
         let earlier = previous_meeting_sentences(retriever.as_ref(), &query, qvec, date);
+        // Asked for new amounts or dates, the same sentence with other figures is new.
+        let figures_matter = matches!(asks, Asks::Amount | Asks::Schedule);
         for c in &mut cands {
-            if earlier.iter().any(|s| jaccard(&c.text, s) > MAX_OVERLAP) {
+            if earlier.iter().any(|s| {
+                jaccard(&c.text, s) > MAX_OVERLAP
+                    && (!figures_matter || figures_and_months(&c.text) == figures_and_months(s))
+            }) {
                 c.score -= CARRIED_OVER_PENALTY;
             }
         }
@@ -524,6 +529,19 @@ fn near_the_action(cands: &[Candidate], bases: &[f64], hits: &[Hit]) -> Vec<usiz
                 && c.position.abs_diff(at) <= NEAR_ACTION_BYTES
         })
         .map(|(i, _)| i)
+        .collect()
+}
+
+/// The words of a sentence that carry figures or months ("$15", "2014", "July"), in order.
+fn figures_and_months(sentence: &str) -> Vec<String> {
+    sentence
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '.')
+        .filter(|w| {
+            w.chars().any(|c| c.is_ascii_digit())
+                || (crate::calendar::month_from_name(w).is_some()
+                    && (w.len() > 3 || w.starts_with(char::is_uppercase)))
+        })
+        .map(str::to_string)
         .collect()
 }
 
@@ -876,6 +894,15 @@ mod tests {
         let bases = [0.9, 0.4, 0.5, 0.3, 0.6];
         assert_eq!(near_the_action(&cands, &bases, &hits), vec![1]);
         assert!(near_the_action(&[], &[], &hits).is_empty());
+    }
+
+    #[test]
+    fn figures_and_months_tell_a_changed_pace_from_a_repeated_one() {
+        let may = "Beginning in May, the Committee will add at a pace of $20 billion per month.";
+        let july = "Beginning in July, the Committee will add at a pace of $15 billion per month.";
+        assert_ne!(figures_and_months(may), figures_and_months(july));
+        assert_eq!(figures_and_months(may), vec!["May", "$20"]);
+        assert!(figures_and_months("The Committee is strongly committed.").is_empty());
     }
 
     #[test]
