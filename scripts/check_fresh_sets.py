@@ -10,6 +10,7 @@ One checker for the fresh sets written after the original ones (see eval/README.
   fourth set  answers-fresh4.jsonl
   fifth set   answers-fresh5.jsonl
   sixth set   answers-fresh6.jsonl
+  seventh set answers-fresh7.jsonl
 
 Builds on scripts/check_eval_sets.py (imported). Every answer line of every set: valid JSON, required
 fields, `kind`/`source` in range, every cited file exists in the corpus and is from the item's year,
@@ -111,6 +112,14 @@ SETS = [
         minutes=(32, 38), total=80,  # about 45 statement / 35 minutes
         collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", "answers-fresh4.jsonl",
                  "answers-fresh5.jsonl", "rate-tune.jsonl", "rate-heldout.jsonl", DEV],
+        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
+    Set(name="seventh set", answers=["answers-fresh7.jsonl"], id_prefix="l-",
+        kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
+               "amount": 14, "description": 14},
+        minutes=(32, 38), total=80,  # about 45 statement / 35 minutes
+        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", "answers-fresh4.jsonl",
+                 "answers-fresh5.jsonl", "answers-fresh6.jsonl", "rate-tune.jsonl", "rate-heldout.jsonl",
+                 DEV],
         shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
