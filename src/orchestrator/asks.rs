@@ -200,6 +200,12 @@ pub fn classify(question: &str) -> Asks {
                 "grounds to",
                 "to achieve",
                 " explain ",
+                " worried about",
+                " concerned about",
+                " wary",
+                " hope",
+                "accomplish",
+                "meant to",
             ],
         )
     {
@@ -265,6 +271,14 @@ pub fn classify(question: &str) -> Asks {
         ],
     ) {
         return Asks::Guidance;
+    }
+    // "What did they say about business investment when they cut rates?": the subject said
+    // about is the economy, whatever action dates it.
+    if said_about(q).is_some()
+        && !subject(q).is_empty()
+        && !any(&subject(q).join(" "), POLICY_SUBJECTS)
+    {
+        return Asks::Description;
     }
     let policy_rate = any(
         q,
@@ -528,6 +542,28 @@ mod tests {
                 Asks::Reason,
             ),
             ("What led the Committee to keep buying bonds?", Asks::Reason),
+            // Worry and purpose ask for a reason, whatever rate move dates the question.
+            (
+                "What was the Fed worried about when it raised rates in May 2006?",
+                Asks::Reason,
+            ),
+            (
+                "What did the FOMC hope its cut would accomplish?",
+                Asks::Reason,
+            ),
+            (
+                "What made members wary of changing the statement?",
+                Asks::Reason,
+            ),
+            // What was said about the economy, dated by a rate move, is a characterisation.
+            (
+                "What did the FOMC say about consumer spending when it cut rates in 2001?",
+                Asks::Description,
+            ),
+            (
+                "What did the FOMC say about the funds rate in December 2008?",
+                Asks::Rate,
+            ),
             ("When did the taper begin?", Asks::Schedule),
             (
                 "In which month would runoff start, per the 2017 plan?",

@@ -43,7 +43,7 @@ const REASON_STRONG: &[&str] = &[
     "because",
     "to support",
     "owing to",
-    "owes",
+    " owes ",
     "in view of",
     "due to",
     "rationale",
@@ -67,14 +67,29 @@ const REASON_STRONG: &[&str] = &[
     "so that",
     "to counter",
     "to offset",
-    "pending",
+    " pending",
     "premature",
     "prudent",
     "warranting",
     "concerned that",
     "worried that",
+    "should help",
+    "could help",
+    "will help",
+    "help to ",
 ];
+/// A turn in conditions, which a statement gives as the reason for its action ("sales and
+/// production weakened further", "the recent intensification of the financial crisis").
 const REASON_WEAK: &[&str] = &[
+    "weaken",
+    "weak ",
+    "eroded",
+    "erosion",
+    "soften",
+    "deteriorat",
+    "damp",
+    "intensif",
+    "strains",
     "concern",
     "judged that",
     "uncertain",
@@ -416,7 +431,11 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
                 .iter()
                 .any(|o| s.starts_with(o))
                 && s.contains(", the committee");
-            if any(s, REASON_STRONG)
+            // A dissenter's reason is not the Committee's: asked why the Committee acted,
+            // "Voting against was X, who believed that, in light of …" does not answer.
+            if any(s, &["voting against", "voted against", "dissent"]) {
+                0.0
+            } else if any(s, REASON_STRONG)
                 || (committee && judged && !prescribes)
                 || opens_with_circumstance
                 || waits(s)

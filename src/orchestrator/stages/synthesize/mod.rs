@@ -6,6 +6,7 @@
 //! Slice: the mode, sentence counts, the answer and its citations `[{n, chunk_id}]`.
 
 mod acronyms;
+mod anaphora;
 mod contract;
 mod cues;
 mod meeting;
@@ -79,6 +80,8 @@ struct Candidate {
     hit: usize,
     /// Byte offset in its document, for "first in its document".
     position: usize,
+    /// Which sentence of its passage it is, for the one before it.
+    seq: usize,
     cue: f64,
     /// What the acronyms it uses stand for, as its passage defines them.
     expansions: String,
@@ -149,7 +152,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         };
         let base = passage.text.as_ptr() as usize;
         let defs = acronyms::definitions(&passage.text);
-        for s in sentences(&passage.text) {
+        for (seq, s) in sentences(&passage.text).into_iter().enumerate() {
             let text = clean_sentence(s);
             let words = text.split_whitespace().count();
             let mut offers = cue(asks, &text);
@@ -176,6 +179,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
                     procedural: is_procedural(&text),
                     text,
                     hit: i,
+                    seq,
                     position: passage.byte_start + (s.as_ptr() as usize - base),
                     score: 0.0,
                     vector: None,
@@ -344,6 +348,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
         }
     }
+    let mut chosen = with_antecedents(chosen, &cands, asks, max_sentences);
     // "Raised, and by how much?" answered by a sentence that gives only the new target: the
     // size is worked out from the previous meeting's target, whose sentence is cited too.
     let sized = match chosen.first() {
@@ -365,6 +370,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             text,
             hit: hits.len() - 1,
             position: 0,
+            seq: 0,
             cue: 0.0,
             expansions: String::new(),
             procedural: false,
@@ -600,6 +606,40 @@ fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(us
     chosen
 }
 
+/// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
+/// "Consequently, …") preceded by that sentence, which does not count towards `max`.
+fn with_antecedents(
+    chosen: Vec<(usize, Vec<usize>)>,
+    cands: &[Candidate],
+    asks: Asks,
+    max: usize,
+) -> Vec<(usize, Vec<usize>)> {
+    let mut out: Vec<(usize, Vec<usize>)> = Vec::with_capacity(chosen.len() + 1);
+    let mut counted = 0;
+    for (i, support) in chosen {
+        if counted >= max {
+            break;
+        }
+        if out.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        let c = &cands[i];
+        let before = anaphora::leans_on_previous(&c.text, asks)
+            .then(|| {
+                cands
+                    .iter()
+                    .position(|p| p.hit == c.hit && c.seq > 0 && p.seq == c.seq - 1)
+            })
+            .flatten();
+        if let Some(j) = before.filter(|j| !out.iter().any(|(k, _)| k == j)) {
+            out.push((j, Vec::new()));
+        }
+        out.push((i, support));
+        counted += 1;
+    }
+    out
+}
+
 /// Whether two sentences say the same: mostly the same words, or one holds the other whole (a
 /// quoted sentence run together with the next one, "… Plans. Voting for this action: …").
 fn repeats(a: &str, b: &str) -> bool {
@@ -809,6 +849,7 @@ mod tests {
             text: text.into(),
             hit,
             position: 0,
+            seq: 0,
             cue: 0.0,
             expansions: String::new(),
             procedural: false,
@@ -823,6 +864,51 @@ mod tests {
             choose(&cands, &[0, 1], 3),
             vec![(1, vec![0])],
             "the longer one's passage is cited beside the shorter"
+        );
+    }
+
+    #[test]
+    fn a_sentence_leaning_on_the_one_before_brings_it_first() {
+        let cand = |text: &str, hit: usize, seq: usize| Candidate {
+            text: text.into(),
+            hit,
+            position: 0,
+            seq,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        };
+        let cands = [
+            cand(
+                "Mr. Lacker dissented because he saw no gain from more stimulus.",
+                0,
+                4,
+            ),
+            cand(
+                "Moreover, he expressed his opposition to the purchase of more MBS.",
+                0,
+                5,
+            ),
+            cand("Moreover, he would have preferred a shorter horizon.", 1, 5),
+            cand("The Committee decided to buy more MBS.", 1, 0),
+        ];
+        // The pronoun's sentence is preceded by the one naming him; the antecedent does not
+        // count towards the answer's length.
+        assert_eq!(
+            with_antecedents(vec![(1, vec![]), (3, vec![])], &cands, Asks::Vote, 2),
+            vec![(0, vec![]), (1, vec![]), (3, vec![])]
+        );
+        // No sentence before it in its passage among the candidates: it stands alone.
+        assert_eq!(
+            with_antecedents(vec![(2, vec![])], &cands, Asks::Vote, 3),
+            vec![(2, vec![])]
+        );
+        // An antecedent already chosen is not repeated.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, Asks::Vote, 3),
+            vec![(0, vec![]), (1, vec![])]
         );
     }
 
@@ -853,6 +939,7 @@ mod tests {
             text: text.into(),
             hit,
             position,
+            seq: 0,
             cue,
             expansions: String::new(),
             procedural: false,
