@@ -213,6 +213,32 @@ async fn who_dissented_is_answered_with_every_dissenter_and_what_one_objected_to
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_naming_a_meeting_day_is_answered_from_it_however_few_words_it_shares() {
+    // Few of its words are the statement's ("prompted", "intermeeting", "jan"), yet it names
+    // the day of a statement: that statement answers, with its reason.
+    let (r, _) = ask("what prompted the intermeeting cut on jan 3 2001?", vec![]).await;
+    assert_ne!(
+        r.final_reason,
+        FinalReason::InsufficientEvidence,
+        "{}",
+        r.answer
+    );
+    assert!(
+        r.answer.contains("weakening of sales and production"),
+        "{}",
+        r.answer
+    );
+    assert!(r
+        .citations
+        .iter()
+        .all(|c| c.document == "2001-01-03_statement.md"));
+    // Naming the day is not enough: nothing in it is about the weather.
+    let (r, _) = ask("what was the weather on jan 3 2001?", vec![]).await;
+    assert_eq!(r.final_reason, FinalReason::InsufficientEvidence);
+    assert!(r.citations.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_was_new_is_answered_with_what_the_previous_meeting_did_not_say() {
     // The June 2022 statement added the pledge; its decision sentence, worded as in May but
     // for the figures, says nothing new.

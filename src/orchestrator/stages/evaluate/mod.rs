@@ -1,6 +1,7 @@
 //! Evaluate: retrieval confidence from the calibrated relevance of the top results — the
 //! rank-weighted mean (0.5, 0.3, 0.2) of the three best, banded high ≥ 0.55, medium ≥ 0.40,
-//! low ≥ 0.25, insufficient below.
+//! low ≥ 0.25, insufficient below; a question naming one day whose best passage is of that
+//! day and shares a word with it besides the date is at least medium.
 //!
 //! Slice: `mean_relevance`, `retrieval_confidence`, `top_relevance`, `reformulation_attempts`.
 //! Fact: `retrieval_level` (0–3). Confidence: the mean relevance.
@@ -42,7 +43,13 @@ impl Stage for Evaluate {
         top.sort_by(|a, b| b.total_cmp(a));
         top.truncate(TOP_WEIGHTS.len());
         let mean = weighted_top_mean(&top);
-        let level = RetrievalConfidence::from_relevance(mean);
+        let named = named_meeting_found(cx.retriever.as_ref(), &text, work);
+        let level = match RetrievalConfidence::from_relevance(mean) {
+            RetrievalConfidence::Insufficient | RetrievalConfidence::Low if named => {
+                RetrievalConfidence::Medium
+            }
+            l => l,
+        };
         let r = &mut work.retrieval;
         r.relevance = rel;
         r.mean_relevance = Some(r2(mean));
@@ -52,10 +59,42 @@ impl Stage for Evaluate {
             "retrieval_confidence": level,
             "top_relevance": top.iter().map(|x| r2(*x)).collect::<Vec<_>>(),
             "reformulation_attempts": r.reformulation_attempts,
+            "named_meeting_found": named,
         }))
         .number("retrieval_level", level.level())
         .confidence(r2(mean)))
     }
+}
+
+/// Whether the question names one day and the best passage is of that day and shares a word
+/// with the question besides the date's ("why did they cut on jan 3, 2001?"). Such a question
+/// is about that meeting's documents, however few of its words they use: its retrieval is at
+/// least medium, so they are read and the answer's own confidence says how well they answer.
+/// The shared word keeps "what was the weather on 3 January 2001?" insufficient.
+fn named_meeting_found(retriever: &dyn Retriever, query: &str, work: &Work) -> bool {
+    let Some(hint) = work.date_hint().filter(|h| h.date_start == h.date_end) else {
+        return false;
+    };
+    let Some(best) = work.retrieval.hits.first() else {
+        return false;
+    };
+    if best.date != Some(hint.date_start) {
+        return false;
+    }
+    let words: String = query
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            !w.chars().any(|c| c.is_ascii_digit()) && crate::calendar::month_from_name(w).is_none()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let q_terms = retriever.analyze(&words);
+    let Some(passage) = retriever.passage(&best.chunk_id) else {
+        return false;
+    };
+    let terms: HashSet<String> = retriever.analyze(&passage.text).into_iter().collect();
+    q_terms.iter().any(|t| terms.contains(t))
 }
 
 /// Rank-weighted mean of the best relevances (missing ranks count as 0).

@@ -83,7 +83,9 @@ const TREND: [&str; 6] = [
 /// Abbreviations expanded in the revised query so BM25 and the embedder both see the words;
 /// and the words people use for what policy documents record in other words (a dissent is
 /// written "voting against", a liftoff or a hike "raise the target range").
-const EXPANSIONS: [(&str, &str); 15] = [
+const EXPANSIONS: [(&str, &str); 17] = [
+    ("cut", "lower"),
+    ("cuts", "lower"),
     ("dissent", "voting against"),
     ("dissents", "voting against"),
     ("dissented", "voting against"),
@@ -190,6 +192,14 @@ fn looks_like_junk(w: &str) -> bool {
     (chars.len() > 3 && !has_vowel) || max_run >= 5 || repeated
 }
 
+/// The full name of a month written short ("jan", "sept"), lower case.
+fn month_abbreviation(tok: &str) -> Option<&'static str> {
+    let w = tok.trim_end_matches('.');
+    let full = crate::calendar::month_from_name(w)
+        .and_then(|m| crate::calendar::MONTH_NAMES.get(m as usize - 1))?;
+    (!full.eq_ignore_ascii_case(w)).then_some(*full)
+}
+
 fn revise(normalised: &str) -> String {
     let mut words: Vec<String> = Vec::new();
     let lower = normalised.to_lowercase();
@@ -210,7 +220,11 @@ fn revise(normalised: &str) -> String {
         }
         match EXPANSIONS.iter().find(|(a, _)| *a == tok) {
             Some((_, exp)) => words.push(format!("{tok} {exp}")),
-            None => words.push(tokens[i].to_string()),
+            // "jan 3 2001": the documents write the month's name in full.
+            None => match month_abbreviation(tok) {
+                Some(full) => words.push(format!("{} {full}", tokens[i])),
+                None => words.push(tokens[i].to_string()),
+            },
         }
         i += 1;
     }
@@ -231,6 +245,18 @@ mod tests {
 
     fn d(s: &str) -> Date {
         Date::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_short_month_and_a_cut_are_written_as_the_documents_write_them() {
+        let q = plan("why did they cut on jan 3, 2001?").revised_query;
+        assert!(q.contains("jan January 3"), "{q}");
+        assert!(q.contains("cut lower"), "{q}");
+        // A month written in full, or "may", is left as it is.
+        let q = plan("what happened in may and in march 2020").revised_query;
+        assert_eq!(q, "what happened in may and in march 2020");
+        assert_eq!(month_abbreviation("sept."), Some("September"));
+        assert_eq!(month_abbreviation("june"), None);
     }
 
     #[test]
