@@ -75,6 +75,15 @@ const CARRIED_OVER_PENALTY: f64 = 0.4;
 const NEAR_ACTION_BONUS: f64 = 0.1;
 const NEAR_ACTION_BYTES: usize = 1000;
 
+/// Taken off a sentence of another series of documents than the one the question names.
+const OTHER_SERIES_PENALTY: f64 = 0.2;
+
+/// Whether the question names the minutes as its source ("per the minutes", "according to
+/// the minutes", "the January minutes").
+fn named_minutes(question: &str) -> bool {
+    question.to_lowercase().contains("minutes")
+}
+
 struct Candidate {
     text: String,
     hit: usize,
@@ -284,6 +293,19 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         }
         if c.procedural && !asks_procedure {
             c.score -= PROCEDURAL_PENALTY;
+        }
+    }
+    // "According to the minutes, …": a sentence of a document of another series (the
+    // statement of the same day) answers only if the minutes do not.
+    if named_minutes(&question) {
+        let of_minutes = |h: &Hit| {
+            h.document.to_lowercase().contains("minutes")
+                || h.title.to_lowercase().contains("minutes")
+        };
+        if cands.iter().any(|c| of_minutes(&hits[c.hit])) {
+            for c in cands.iter_mut().filter(|c| !of_minutes(&hits[c.hit])) {
+                c.score -= OTHER_SERIES_PENALTY;
+            }
         }
     }
     // "What was new": a sentence the previous meeting already said is not the answer.
