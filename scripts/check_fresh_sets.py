@@ -76,6 +76,19 @@ class Set:
     judgement_collide: list = ()   # judgement files whose ids and inputs may not recur
 
 
+def later_set(n, name, id_prefix):
+    """A set written after the fourth, to one brief: 80 questions (about 45 statement / 35
+    minutes, no rate items), and no id, question or evidence sentence of any set before it."""
+    earlier = [f"answers-fresh{k}.jsonl" for k in range(3, n)]
+    return Set(name=name, answers=[f"answers-fresh{n}.jsonl"], id_prefix=id_prefix,
+               kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
+                      "amount": 14, "description": 14},
+               minutes=(32, 38), total=80,
+               collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + earlier
+               + ["rate-tune.jsonl", "rate-heldout.jsonl", DEV],
+               shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True)
+
+
 SETS = [
     Set(name="second set", answers=SECOND_ANSWERS, id_prefix="f-",
         kinds={"rate": 22, "decision": 14, "reason": 14, "vote": 14, "schedule": 12,
@@ -99,28 +112,9 @@ SETS = [
         minutes=(27, 33), total=70,  # about 40 statement / 30 minutes
         collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", DEV],
         shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
-    Set(name="fifth set", answers=["answers-fresh5.jsonl"], id_prefix="i-",
-        kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
-               "amount": 14, "description": 14},
-        minutes=(32, 38), total=80,  # about 45 statement / 35 minutes
-        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", "answers-fresh4.jsonl",
-                 "rate-tune.jsonl", "rate-heldout.jsonl", DEV],
-        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
-    Set(name="sixth set", answers=["answers-fresh6.jsonl"], id_prefix="k-",
-        kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
-               "amount": 14, "description": 14},
-        minutes=(32, 38), total=80,  # about 45 statement / 35 minutes
-        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", "answers-fresh4.jsonl",
-                 "answers-fresh5.jsonl", "rate-tune.jsonl", "rate-heldout.jsonl", DEV],
-        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
-    Set(name="seventh set", answers=["answers-fresh7.jsonl"], id_prefix="l-",
-        kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
-               "amount": 14, "description": 14},
-        minutes=(32, 38), total=80,  # about 45 statement / 35 minutes
-        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + ["answers-fresh3.jsonl", "answers-fresh4.jsonl",
-                 "answers-fresh5.jsonl", "answers-fresh6.jsonl", "rate-tune.jsonl", "rate-heldout.jsonl",
-                 DEV],
-        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
+    later_set(5, "fifth set", "i-"),
+    later_set(6, "sixth set", "k-"),
+    later_set(7, "seventh set", "l-"),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 

@@ -274,11 +274,11 @@ pub fn classify(question: &str) -> Asks {
     }
     // "What did they say about business investment when they cut rates?": the subject said
     // about is the economy, whatever action dates it.
-    if said_about(q).is_some()
-        && !subject(q).is_empty()
-        && !any(&subject(q).join(" "), POLICY_SUBJECTS)
-    {
-        return Asks::Description;
+    if said_about(q).is_some() {
+        let about = subject(q).join(" ");
+        if !about.is_empty() && !any(&about, POLICY_SUBJECTS) {
+            return Asks::Description;
+        }
     }
     let policy_rate = any(
         q,

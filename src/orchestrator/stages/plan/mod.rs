@@ -192,7 +192,8 @@ fn looks_like_junk(w: &str) -> bool {
     (chars.len() > 3 && !has_vowel) || max_run >= 5 || repeated
 }
 
-/// The full name of a month written short ("jan", "sept"), lower case.
+/// The full name of a month written short ("jan" → "January", "sept" → "September"); none for
+/// a name already in full ("may", "june").
 fn month_abbreviation(tok: &str) -> Option<&'static str> {
     let w = tok.trim_end_matches('.');
     let full = crate::calendar::month_from_name(w)

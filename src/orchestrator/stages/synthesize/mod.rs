@@ -16,6 +16,7 @@ use crate::index::Hit;
 use crate::orchestrator::asks::{self, classify, Asks};
 use crate::orchestrator::citations::with_markers;
 use crate::orchestrator::contract::ModelContract;
+use crate::orchestrator::graph::plan_rules::series_of;
 use crate::orchestrator::relevance::{coverage, scaled_cosine};
 use crate::orchestrator::stage::{r2, Stage, StageCx, StageError, StageOutcome};
 use crate::orchestrator::stages::validate::support::{cited_passage, names, supports};
@@ -77,12 +78,6 @@ const NEAR_ACTION_BYTES: usize = 1000;
 
 /// Taken off a sentence of another series of documents than the one the question names.
 const OTHER_SERIES_PENALTY: f64 = 0.2;
-
-/// Whether the question names the minutes as its source ("per the minutes", "according to
-/// the minutes", "the January minutes").
-fn named_minutes(question: &str) -> bool {
-    question.to_lowercase().contains("minutes")
-}
 
 struct Candidate {
     text: String,
@@ -297,7 +292,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     }
     // "According to the minutes, …": a sentence of a document of another series (the
     // statement of the same day) answers only if the minutes do not.
-    if named_minutes(&question) {
+    if series_of(&question.to_lowercase()).as_deref() == Some("minutes") {
         let of_minutes = |h: &Hit| {
             h.document.to_lowercase().contains("minutes")
                 || h.title.to_lowercase().contains("minutes")
