@@ -148,7 +148,15 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         }
     }
     let excluded = excluded_terms(retriever.as_ref(), &question);
-    let q_terms = retriever.analyze(&format!("{} {}", cx.input.query, query));
+    // Every question names the institution ("what did the FOMC …") and frames itself ("what
+    // did … say at its meeting"); neither is what it is about, and weighed as a rare term
+    // either would favour the one sentence that happens to spell it out.
+    // A why question's words name the action, not its reason: there they only spread the
+    // weight, and the framing is kept.
+    let q_terms = retriever.analyze(&topic_words(
+        &format!("{} {}", cx.input.query, query),
+        asks != Asks::Reason,
+    ));
     let mut cands: Vec<Candidate> = Vec::new();
     for (i, h) in hits.iter().enumerate() {
         let Some(passage) = retriever.passage(&h.chunk_id) else {
@@ -706,6 +714,99 @@ fn boilerplate(cx: &StageCx, work: &Work, hits: &[Hit], cands: &[Candidate]) -> 
         .collect()
 }
 
+/// Words of a question that frame it rather than say what it is about: question words,
+/// auxiliaries, pronouns, and where it was said.
+const FRAMING: &[&str] = &[
+    "what",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "where",
+    "why",
+    "how",
+    "did",
+    "do",
+    "does",
+    "was",
+    "were",
+    "is",
+    "are",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "it",
+    "its",
+    "they",
+    "their",
+    "them",
+    "he",
+    "she",
+    "his",
+    "her",
+    "we",
+    "our",
+    "you",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "meeting",
+    "meetings",
+    "statement",
+    "statements",
+    "minutes",
+    "say",
+    "said",
+    "says",
+    "according",
+    "per",
+];
+
+/// `text` without the names of the institution that speaks in every document ("the FOMC",
+/// "the Federal Open Market Committee", "the Fed", "the Committee") and without the words
+/// that frame a question ([`FRAMING`]).
+fn topic_words(text: &str, drop_framing: bool) -> String {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            let bare = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            bare.strip_suffix("'s").map(str::to_string).unwrap_or(bare)
+        })
+        .collect();
+    let at = |i: usize, w: &str| words.get(i).is_some_and(|x| x == w);
+    let mut kept = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let skip = if at(i, "federal") && at(i + 1, "open") && at(i + 2, "market") {
+            3 + usize::from(at(i + 3, "committee"))
+        } else if at(i, "federal") && at(i + 1, "reserve") {
+            2
+        } else if at(i, "fomc")
+            || at(i, "committee")
+            || (at(i, "fed") && !at(i + 1, "funds"))
+            || (drop_framing && FRAMING.contains(&words[i].as_str()))
+        {
+            1
+        } else {
+            0
+        };
+        if skip == 0 {
+            kept.push(words[i].as_str());
+            i += 1;
+        } else {
+            i += skip;
+        }
+    }
+    kept.join(" ")
+}
+
 /// Terms of a "besides / apart from / other than …" clause: the question asks for something
 /// else, so sentences about these are not the answer.
 fn excluded_terms(retriever: &dyn crate::index::Retriever, question: &str) -> Vec<String> {
@@ -847,6 +948,25 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_institution_and_the_framing_are_not_what_a_question_is_about() {
+        let q = "What did the FOMC blame for the economy's hesitancy at its March 2003 meeting?";
+        assert_eq!(
+            topic_words(q, true),
+            "the blame for the economy hesitancy at march 2003"
+        );
+        // Asked why, the framing stays: it spreads the weight the action's words would hold.
+        assert_eq!(
+            topic_words("Why did the Federal Open Market Committee cut?", false),
+            "why did the cut"
+        );
+        // The subcommittee and the fed funds rate are not the institution.
+        assert_eq!(
+            topic_words("the Fed's subcommittee on fed funds", true),
+            "the subcommittee on fed funds"
+        );
+    }
 
     #[test]
     fn a_sentence_run_into_the_next_repeats_it() {
