@@ -206,6 +206,18 @@ pub fn classify(question: &str) -> Asks {
                 " hope",
                 "accomplish",
                 "meant to",
+                "what made",
+                "weighed on",
+                "weigh on",
+                "weighing on",
+                "blame",
+                " driving ",
+                "drove",
+                "driven by",
+                "source of",
+                " point to",
+                " cite ",
+                " cited ",
             ],
         )
     {
@@ -354,6 +366,9 @@ pub fn classify(question: &str) -> Asks {
             "how was the economy",
             "how strong",
             "how weak",
+            " read the ",
+            " size up",
+            " take on ",
         ],
     ) {
         return Asks::Description;
@@ -554,6 +569,20 @@ mod tests {
             (
                 "What made members wary of changing the statement?",
                 Asks::Reason,
+            ),
+            // A cause asked for by what it did: it weighed on, drove, or is blamed for.
+            (
+                "What event weighed on the decision to stand pat in June 2016?",
+                Asks::Reason,
+            ),
+            ("What did the Fed say was driving inflation?", Asks::Reason),
+            (
+                "What did the FOMC blame for the slowdown in 2003?",
+                Asks::Reason,
+            ),
+            (
+                "How did the FOMC read the economy in 2000?",
+                Asks::Description,
             ),
             // What was said about the economy, dated by a rate move, is a characterisation.
             (

@@ -431,6 +431,17 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
                 .iter()
                 .any(|o| s.starts_with(o))
                 && s.contains(", the committee");
+            // The Committee's reading of the risks is the reason its statements give for a
+            // move: "downside risks to employment have risen", "the balance of risks".
+            let weighs_risks = any(
+                s,
+                &[
+                    "downside risk",
+                    "upside risk",
+                    "balance of risks",
+                    "risks have",
+                ],
+            );
             // A dissenter's reason is not the Committee's: asked why the Committee acted,
             // "Voting against was X, who believed that, in light of …" does not answer.
             if any(s, &["voting against", "voted against", "dissent"]) {
@@ -439,6 +450,7 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
                 || (committee && judged && !prescribes)
                 || opens_with_circumstance
                 || waits(s)
+                || weighs_risks
             {
                 1.0
             } else if any(s, REASON_WEAK) {
@@ -566,6 +578,14 @@ mod tests {
             "the committee decided to wait for further evidence of progress."
         ));
         assert!(!waits("the committee decided to lower the target range."));
+    }
+
+    #[test]
+    fn the_committees_reading_of_the_risks_is_a_reason() {
+        let risks = "The Committee is attentive to the risks to both sides of its dual mandate and judges that downside risks to employment have risen.";
+        assert_eq!(cue(Asks::Reason, risks), 1.0);
+        let mere = "Risks to the economic outlook appear roughly balanced.";
+        assert!(cue(Asks::Reason, mere) < 1.0);
     }
 
     #[test]

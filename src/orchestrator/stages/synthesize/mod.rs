@@ -151,12 +151,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // Every question names the institution ("what did the FOMC …") and frames itself ("what
     // did … say at its meeting"); neither is what it is about, and weighed as a rare term
     // either would favour the one sentence that happens to spell it out.
-    // A why question's words name the action, not its reason: there they only spread the
-    // weight, and the framing is kept.
-    let q_terms = retriever.analyze(&topic_words(
-        &format!("{} {}", cx.input.query, query),
-        asks != Asks::Reason,
-    ));
+    let q_terms = retriever.analyze(&topic_words(&format!("{} {}", cx.input.query, query)));
     let mut cands: Vec<Candidate> = Vec::new();
     for (i, h) in hits.iter().enumerate() {
         let Some(passage) = retriever.passage(&h.chunk_id) else {
@@ -235,7 +230,16 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if asks == Asks::Description {
         subject_cues(&question, &mut cands);
     }
-    let repeated = boilerplate(cx, work, &hits, &cands);
+    let mut repeated = boilerplate(cx, work, &hits, &cands);
+    // Asked why, or how something was seen, at one meeting: what the meeting before already
+    // said in the same words is standing language, not this meeting's answer.
+    if let Some(date) = meeting.filter(|_| matches!(asks, Asks::Reason | Asks::Description)) {
+        let qvec = work.retrieval.query_vec.as_deref();
+        let earlier = previous_meeting_sentences(retriever.as_ref(), &query, qvec, date);
+        for (r, c) in repeated.iter_mut().zip(&cands) {
+            *r = *r || earlier.iter().any(|s| jaccard(&c.text, s) > MAX_OVERLAP);
+        }
+    }
     let firsts = first_cues(&cands, &hits);
     let w_cue = if asks == Asks::Other { 0.0 } else { W_CUE };
     let asks_procedure = is_procedural(&question) || {
@@ -270,6 +274,11 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     for (i, c) in cands.iter_mut().enumerate() {
         let terms = &term_sets[i];
         let cov = weighted_coverage(&q_terms, &weights, terms);
+        let cov = if asks == Asks::Reason {
+            0.5 + 0.5 * cov
+        } else {
+            cov
+        };
         let besides = !excluded.is_empty() && coverage(&excluded, terms) >= 0.5;
         let prior = 1.0 / (c.hit as f64 + 1.0);
         let base = match (&vectors, &work.retrieval.query_vec) {
@@ -770,7 +779,7 @@ const FRAMING: &[&str] = &[
 /// `text` without the names of the institution that speaks in every document ("the FOMC",
 /// "the Federal Open Market Committee", "the Fed", "the Committee") and without the words
 /// that frame a question ([`FRAMING`]).
-fn topic_words(text: &str, drop_framing: bool) -> String {
+fn topic_words(text: &str) -> String {
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| {
@@ -791,7 +800,7 @@ fn topic_words(text: &str, drop_framing: bool) -> String {
         } else if at(i, "fomc")
             || at(i, "committee")
             || (at(i, "fed") && !at(i + 1, "funds"))
-            || (drop_framing && FRAMING.contains(&words[i].as_str()))
+            || FRAMING.contains(&words[i].as_str())
         {
             1
         } else {
@@ -953,17 +962,16 @@ mod tests {
     fn the_institution_and_the_framing_are_not_what_a_question_is_about() {
         let q = "What did the FOMC blame for the economy's hesitancy at its March 2003 meeting?";
         assert_eq!(
-            topic_words(q, true),
+            topic_words(q),
             "the blame for the economy hesitancy at march 2003"
         );
-        // Asked why, the framing stays: it spreads the weight the action's words would hold.
         assert_eq!(
-            topic_words("Why did the Federal Open Market Committee cut?", false),
-            "why did the cut"
+            topic_words("Why did the Federal Open Market Committee cut?"),
+            "the cut"
         );
         // The subcommittee and the fed funds rate are not the institution.
         assert_eq!(
-            topic_words("the Fed's subcommittee on fed funds", true),
+            topic_words("the Fed's subcommittee on fed funds"),
             "the subcommittee on fed funds"
         );
     }
