@@ -163,12 +163,15 @@ impl Retriever for EmbeddedRetriever {
         let store = self.store();
         let mut out: BTreeMap<&str, DocumentInfo> = BTreeMap::new();
         for c in store.chunks() {
-            out.entry(c.document.as_str())
+            let info = out
+                .entry(c.document.as_str())
                 .or_insert_with(|| DocumentInfo {
                     document: c.document.clone(),
                     title: c.title.clone(),
                     date: c.date,
+                    length: 0,
                 });
+            info.length = info.length.max(c.byte_end);
         }
         out.into_values().collect()
     }

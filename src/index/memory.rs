@@ -147,12 +147,15 @@ impl Retriever for MemoryRetriever {
     fn documents(&self) -> Vec<DocumentInfo> {
         let mut out: BTreeMap<&str, DocumentInfo> = BTreeMap::new();
         for p in &self.passages {
-            out.entry(p.document.as_str())
+            let info = out
+                .entry(p.document.as_str())
                 .or_insert_with(|| DocumentInfo {
                     document: p.document.clone(),
                     title: p.title.clone(),
                     date: p.date,
+                    length: 0,
                 });
+            info.length = info.length.max(p.byte_end);
         }
         out.into_values().collect()
     }
@@ -323,6 +326,20 @@ mod tests {
             ],
             settings(),
         )
+    }
+
+    #[test]
+    fn a_documents_length_is_where_its_last_passage_ends() {
+        let first = passage("x1", "2006-06-29", "The staff reviewed the economy.");
+        let second = Passage {
+            byte_start: 40,
+            byte_end: 95,
+            ..passage("x2", "2006-06-29", "Members agreed to raise the target.")
+        };
+        let r = MemoryRetriever::new(vec![second, first], settings());
+        let docs = r.documents();
+        assert_eq!(docs.len(), 1);
+        assert_eq!(docs[0].length, 95);
     }
 
     #[test]

@@ -180,6 +180,9 @@ pub struct DocumentInfo {
     pub document: String,
     pub title: String,
     pub date: Option<Date>,
+    /// Bytes of the document's text its passages reach (the end of the last one): where in
+    /// the document a sentence sits, as a share of it.
+    pub length: usize,
 }
 
 /// Sentence vectors and the model that made them (vectors of different models do not compare).

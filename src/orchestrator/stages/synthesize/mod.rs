@@ -76,6 +76,11 @@ const CARRIED_OVER_PENALTY: f64 = 0.4;
 const NEAR_ACTION_BONUS: f64 = 0.1;
 const NEAR_ACTION_BYTES: usize = 1000;
 
+/// Taken off a sentence of the first `REVIEW_SHARE` of the minutes when asked why (the staff's
+/// and the markets' review, before the policy discussion).
+const REVIEW_PENALTY: f64 = 0.1;
+const REVIEW_SHARE: f64 = 0.5;
+
 /// Taken off a sentence of another series of documents than the one the question names.
 const OTHER_SERIES_PENALTY: f64 = 0.2;
 
@@ -310,13 +315,26 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // "According to the minutes, …": a sentence of a document of another series (the
     // statement of the same day) answers only if the minutes do not.
     if series_of(&question.to_lowercase()).as_deref() == Some("minutes") {
-        let of_minutes = |h: &Hit| {
-            h.document.to_lowercase().contains("minutes")
-                || h.title.to_lowercase().contains("minutes")
-        };
-        if cands.iter().any(|c| of_minutes(&hits[c.hit])) {
-            for c in cands.iter_mut().filter(|c| !of_minutes(&hits[c.hit])) {
+        if cands.iter().any(|c| is_minutes(&hits[c.hit])) {
+            for c in cands.iter_mut().filter(|c| !is_minutes(&hits[c.hit])) {
                 c.score -= OTHER_SERIES_PENALTY;
+            }
+        }
+    }
+    // Asked why, the minutes' first half reviews the markets and the economy; the reasons for
+    // the decision come in the Committee's discussion of policy after it.
+    if asks == Asks::Reason {
+        let lengths: std::collections::HashMap<String, usize> = retriever
+            .documents()
+            .into_iter()
+            .filter(|d| hits.iter().any(|h| h.document == d.document))
+            .map(|d| (d.document, d.length))
+            .collect();
+        for c in cands.iter_mut() {
+            let h = &hits[c.hit];
+            let length = lengths.get(&h.document).copied().unwrap_or(0);
+            if is_minutes(h) && length > 0 && (c.position as f64) < REVIEW_SHARE * length as f64 {
+                c.score -= REVIEW_PENALTY;
             }
         }
     }
@@ -927,6 +945,11 @@ pub fn with_context(sentence: &str, hit: &Hit) -> String {
         .map(|s| format!("{s}. "))
         .unwrap_or_default();
     format!("{date}{section}{sentence}")
+}
+
+/// Whether a passage is of the minutes, by its file name or title.
+fn is_minutes(h: &Hit) -> bool {
+    h.document.to_lowercase().contains("minutes") || h.title.to_lowercase().contains("minutes")
 }
 
 /// Sentences of a meeting's procedure: approving the previous minutes, setting the next meeting,
