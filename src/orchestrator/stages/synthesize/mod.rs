@@ -314,11 +314,11 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     }
     // "According to the minutes, …": a sentence of a document of another series (the
     // statement of the same day) answers only if the minutes do not.
-    if series_of(&question.to_lowercase()).as_deref() == Some("minutes") {
-        if cands.iter().any(|c| is_minutes(&hits[c.hit])) {
-            for c in cands.iter_mut().filter(|c| !is_minutes(&hits[c.hit])) {
-                c.score -= OTHER_SERIES_PENALTY;
-            }
+    if series_of(&question.to_lowercase()).as_deref() == Some("minutes")
+        && cands.iter().any(|c| is_minutes(&hits[c.hit]))
+    {
+        for c in cands.iter_mut().filter(|c| !is_minutes(&hits[c.hit])) {
+            c.score -= OTHER_SERIES_PENALTY;
         }
     }
     // Asked why, the minutes' first half reviews the markets and the economy; the reasons for
