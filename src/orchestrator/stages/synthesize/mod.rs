@@ -952,8 +952,8 @@ fn is_minutes(h: &Hit) -> bool {
     h.document.to_lowercase().contains("minutes") || h.title.to_lowercase().contains("minutes")
 }
 
-/// Sentences of a meeting's procedure: approving the previous minutes, setting the next meeting,
-/// adjourning.
+/// Sentences of a meeting's procedure: approving the previous minutes, handing the directive to
+/// the Desk, setting the next meeting, adjourning.
 fn is_procedural(sentence: &str) -> bool {
     let s = sentence.to_lowercase();
     [
@@ -962,6 +962,8 @@ fn is_procedural(sentence: &str) -> bool {
         "next meeting of the committee",
         "the meeting adjourned",
         "meeting adjourned at",
+        // The vote that hands the directive to the New York Desk, at every meeting.
+        "authorize and direct the federal reserve bank of new york",
     ]
     .iter()
     .any(|p| s.contains(p))
@@ -980,6 +982,14 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn handing_the_directive_to_the_desk_is_procedure() {
+        assert!(is_procedural("At the conclusion of the discussion, the Committee voted to authorize and direct the Federal Reserve Bank of New York, until it was instructed otherwise, to execute transactions in the System Account."));
+        assert!(!is_procedural(
+            "The Committee decided to keep its target for the federal funds rate at 1 percent."
+        ));
+    }
 
     #[test]
     fn the_institution_and_the_framing_are_not_what_a_question_is_about() {
