@@ -11,6 +11,8 @@ One checker for the fresh sets written after the original ones (see eval/README.
   fifth set   answers-fresh5.jsonl
   sixth set   answers-fresh6.jsonl
   seventh set answers-fresh7.jsonl
+  eighth set  answers-fresh8.jsonl (meetings of odd years)
+  ninth set   answers-fresh9.jsonl (meetings of even years)
 
 Builds on scripts/check_eval_sets.py (imported). Every answer line of every set: valid JSON, required
 fields, `kind`/`source` in range, every cited file exists in the corpus and is from the item's year,
@@ -115,6 +117,8 @@ SETS = [
     later_set(5, "fifth set", "i-"),
     later_set(6, "sixth set", "k-"),
     later_set(7, "seventh set", "l-"),
+    later_set(8, "eighth set", "m-"),
+    later_set(9, "ninth set", "n-"),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
