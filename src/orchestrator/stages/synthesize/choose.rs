@@ -1,0 +1,198 @@
+//! Which candidates make the answer, in what order: the best first, no sentence twice (a
+//! repeat from another passage is cited beside the first instead), and a sentence that leans on
+//! the one before it preceded by that sentence.
+
+use super::{anaphora, Candidate, MAX_OVERLAP};
+use crate::orchestrator::asks::Asks;
+use crate::orchestrator::text::jaccard;
+
+
+/// Other passages cited beside a sentence they repeat.
+const MAX_CORROBORATING: usize = 2;
+
+/// The sentences of the answer, best first, each with the other hits that repeat it: after
+/// the first, only sentences scoring at least 0.6 of it count, as new sentences or as support;
+/// a near-duplicate from another passage is not repeated but cited beside the first.
+pub fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(usize, Vec<usize>)> {
+    let mut chosen: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &i in order {
+        if let Some((first, _)) = chosen.first() {
+            if cands[i].score < cands[*first].score * 0.6 {
+                break;
+            }
+        }
+        if let Some((j, support)) = chosen
+            .iter_mut()
+            .find(|(j, _)| repeats(&cands[i].text, &cands[*j].text))
+        {
+            // The shorter of two sentences one of which holds the other is the one shown: the
+            // longer runs on into more ("… Plans. Voting for this action: …"), and its passage
+            // still supports the shorter.
+            if holds(&cands[*j].text, &cands[i].text) {
+                let longer = std::mem::replace(j, i);
+                support.retain(|&h| h != cands[i].hit);
+                if cands[longer].hit != cands[i].hit {
+                    support.insert(0, cands[longer].hit);
+                    support.truncate(MAX_CORROBORATING);
+                }
+                continue;
+            }
+            let hit = cands[i].hit;
+            if hit != cands[*j].hit && !support.contains(&hit) && support.len() < MAX_CORROBORATING
+            {
+                support.push(hit);
+            }
+            continue;
+        }
+        if chosen.len() < max_sentences {
+            chosen.push((i, Vec::new()));
+        }
+    }
+    chosen
+}
+
+/// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
+/// "Consequently, …") preceded by that sentence, which does not count towards `max`.
+pub fn with_antecedents(
+    chosen: Vec<(usize, Vec<usize>)>,
+    cands: &[Candidate],
+    asks: Asks,
+    max: usize,
+) -> Vec<(usize, Vec<usize>)> {
+    let mut out: Vec<(usize, Vec<usize>)> = Vec::with_capacity(chosen.len() + 1);
+    let mut counted = 0;
+    for (i, support) in chosen {
+        if counted >= max {
+            break;
+        }
+        if out.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        let c = &cands[i];
+        let before = anaphora::leans_on_previous(&c.text, asks)
+            .then(|| {
+                cands
+                    .iter()
+                    .position(|p| p.hit == c.hit && c.seq > 0 && p.seq == c.seq - 1)
+            })
+            .flatten();
+        if let Some(j) = before.filter(|j| !out.iter().any(|(k, _)| k == j)) {
+            out.push((j, Vec::new()));
+        }
+        out.push((i, support));
+        counted += 1;
+    }
+    out
+}
+
+/// Whether two sentences say the same: mostly the same words, or one holds the other whole (a
+/// quoted sentence run together with the next one, "… Plans. Voting for this action: …").
+fn repeats(a: &str, b: &str) -> bool {
+    jaccard(a, b) > MAX_OVERLAP || holds(a, b) || holds(b, a)
+}
+
+/// Whether `long` holds `short` whole and says more.
+fn holds(long: &str, short: &str) -> bool {
+    let plain = |s: &str| {
+        s.to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_end_matches(['.', ';', ':', '"', '\u{201D}'])
+            .to_string()
+    };
+    let (long, short) = (plain(long), plain(short));
+    short.len() >= 40 && long.len() > short.len() && long.contains(short.as_str())
+}
+
+/// The hits the chosen sentences cite, their own and the ones that repeat them.
+pub fn cited_hits_of(chosen: &[(usize, Vec<usize>)], cands: &[Candidate]) -> Vec<usize> {
+    chosen
+        .iter()
+        .flat_map(|(i, support)| std::iter::once(cands[*i].hit).chain(support.iter().copied()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sentence_run_into_the_next_repeats_it() {
+        let quoted = "The Committee expects to begin implementing its balance sheet normalization program relatively soon.";
+        let run = "The Committee expects to begin implementing its balance sheet normalization program relatively soon. Voting for this action: Janet L. Yellen, William C. Dudley, Lael Brainard, Charles L. Evans, Stanley Fischer, Patrick Harker.";
+        assert!(repeats(quoted, run));
+        assert!(repeats(run, quoted));
+        assert!(!repeats(
+            quoted,
+            "The Committee decided to maintain the target range for the federal funds rate."
+        ));
+    }
+    #[test]
+    fn of_a_sentence_and_one_that_holds_it_the_shorter_is_shown() {
+        let cand = |text: &str, hit: usize, score: f64| Candidate {
+            text: text.into(),
+            hit,
+            position: 0,
+            seq: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score,
+            vector: None,
+        };
+        let cands = [
+            cand("The Committee expects to begin implementing its balance sheet normalization program relatively soon. Voting for this action: Janet L. Yellen, William C. Dudley, Lael Brainard.", 0, 1.0),
+            cand("The Committee expects to begin implementing its balance sheet normalization program relatively soon.", 1, 0.9),
+        ];
+        assert_eq!(
+            choose(&cands, &[0, 1], 3),
+            vec![(1, vec![0])],
+            "the longer one's passage is cited beside the shorter"
+        );
+    }
+    #[test]
+    fn a_sentence_leaning_on_the_one_before_brings_it_first() {
+        let cand = |text: &str, hit: usize, seq: usize| Candidate {
+            text: text.into(),
+            hit,
+            position: 0,
+            seq,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        };
+        let cands = [
+            cand(
+                "Mr. Lacker dissented because he saw no gain from more stimulus.",
+                0,
+                4,
+            ),
+            cand(
+                "Moreover, he expressed his opposition to the purchase of more MBS.",
+                0,
+                5,
+            ),
+            cand("Moreover, he would have preferred a shorter horizon.", 1, 5),
+            cand("The Committee decided to buy more MBS.", 1, 0),
+        ];
+        // The pronoun's sentence is preceded by the one naming him; the antecedent does not
+        // count towards the answer's length.
+        assert_eq!(
+            with_antecedents(vec![(1, vec![]), (3, vec![])], &cands, Asks::Vote, 2),
+            vec![(0, vec![]), (1, vec![]), (3, vec![])]
+        );
+        // No sentence before it in its passage among the candidates: it stands alone.
+        assert_eq!(
+            with_antecedents(vec![(2, vec![])], &cands, Asks::Vote, 3),
+            vec![(2, vec![])]
+        );
+        // An antecedent already chosen is not repeated.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, Asks::Vote, 3),
+            vec![(0, vec![]), (1, vec![])]
+        );
+    }
+}
