@@ -79,6 +79,7 @@ async fn ask(driver: &Driver, q: &str) -> (OrchestrationResult, Vec<Event>) {
                 session_id: "sess_decomposetest0".into(),
                 query_id: "q1".into(),
                 context: vec![],
+                record_candidates: false,
             },
             cancel,
             &tx,

@@ -612,6 +612,7 @@ fn a_progressive_start_answers_from_bm25_then_switches_to_hybrid_without_a_resta
                 session_id: "s".into(),
                 query_id: id.into(),
                 context: Vec::new(),
+                record_candidates: false,
             },
             &tx,
         ))

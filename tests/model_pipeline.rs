@@ -129,6 +129,7 @@ async fn ask(m: &Driver, query: &str) -> (OrchestrationResult, Vec<Event>) {
         session_id: "sess_modeltest000001".into(),
         query_id: "q1".into(),
         context: vec![],
+        record_candidates: false,
     };
     let result = m.run(req, cancel_rx, &tx).await;
     drop(tx);
@@ -646,6 +647,7 @@ async fn cancelling_aborts_the_http_request() {
         session_id: "sess_modeltest000001".into(),
         query_id: "q1".into(),
         context: vec![],
+        record_candidates: false,
     };
     let m2 = Arc::clone(&m);
     let run = tokio::spawn(async move { m2.run(req, cancel_rx, &tx).await });

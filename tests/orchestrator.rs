@@ -60,6 +60,7 @@ async fn ask_after(
         session_id: "sess_test".into(),
         query_id: "q1".into(),
         context,
+        record_candidates: false,
     };
     let result = driver().run(req, cancel_rx, &tx).await;
     drop(tx);

@@ -54,6 +54,7 @@ async fn run(driver: &Driver, query: &str) -> (OrchestrationResult, Vec<Event>) 
         session_id: "sess_topologytest01".into(),
         query_id: "q1".into(),
         context: vec![],
+        record_candidates: false,
     };
     let result = driver.run(req, cancel_rx, &tx).await;
     drop(tx);

@@ -5,6 +5,7 @@
 
 use super::index::index_corpus;
 use super::UsageError;
+use anyhow::Context;
 use fathom::config::Config;
 use fathom::eval::{answers, beir, judgement, multidoc, qa};
 use fathom::index::open::{load_embedder, open_retriever, EmbedderStatus};
@@ -27,6 +28,10 @@ pub struct EvalArgs {
     /// With --qa: run the whole pipeline on each question and check the answer and citations.
     #[arg(long, requires = "qa")]
     answers: bool,
+    /// With --answers: write every candidate sentence of every answer, with the ranker's
+    /// features, to this JSON-lines file (what scripts/train_ranker.py reads).
+    #[arg(long, value_name = "FILE", requires = "answers")]
+    candidates: Option<PathBuf>,
     /// With --qa: only the items whose `source` is this (`statement` or `minutes`).
     #[arg(long, value_name = "SOURCE", requires = "qa")]
     source: Option<String>,
@@ -198,7 +203,21 @@ fn run_qa(cfg: &Config, file: &Path, args: &EvalArgs) -> anyhow::Result<ExitCode
     let (ecfg, status) = indexed_eval_config(cfg, &corpus, args.json)?;
     if args.answers {
         let engine = super::ask::engine(&ecfg, true)?;
-        let scores = runtime()?.block_on(answers::evaluate_answers(&engine, &items));
+        let mut out = match &args.candidates {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("cannot create {}", path.display()))?,
+            )),
+            None => None,
+        };
+        let scores = runtime()?.block_on(answers::evaluate_answers(
+            &engine,
+            &items,
+            out.as_mut().map(|w| w as &mut dyn std::io::Write),
+        ))?;
+        if let Some(mut w) = out {
+            std::io::Write::flush(&mut w)?;
+        }
         if args.json {
             super::print_json(&serde_json::to_string_pretty(&serde_json::json!({
                 "file": file.display().to_string(),

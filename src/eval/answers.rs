@@ -24,6 +24,7 @@ use crate::orchestrator::text::text_problems;
 use crate::orchestrator::types::OrchestrationResult;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::Write;
 
 /// Scores of one slice of the items (one kind, one source).
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -138,11 +139,15 @@ pub fn is_answer(result: &OrchestrationResult) -> bool {
     )
 }
 
-/// Runs the whole pipeline on every item and scores the answers.
+/// Runs the whole pipeline on every item and scores the answers. With `candidates`, writes one
+/// JSON line per item there: its id, question, kind, source, what synthesize read it as asking,
+/// what scored the sentences, and every candidate sentence with its features (what
+/// `scripts/train_ranker.py` learns from).
 pub async fn evaluate_answers(
     engine: &crate::orchestrator::api::Engine,
     items: &[QaItem],
-) -> QaAnswerScores {
+    mut candidates: Option<&mut dyn std::io::Write>,
+) -> Result<QaAnswerScores, super::EvalError> {
     let retriever = engine.driver().retriever().clone();
     let passage = move |id: &str| retriever.passage(id);
     let mut all = Breakdown::default();
@@ -157,8 +162,28 @@ pub async fn evaluate_answers(
     let (mut answered, mut clean) = (0usize, 0usize);
     let mut problems = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let (result, ms) = super::ask_timed(engine, &item.question, format!("eval{i}")).await;
+        let (result, ms) = super::ask_recording(
+            engine,
+            &item.question,
+            format!("eval{i}"),
+            candidates.is_some(),
+        )
+        .await;
         times.push(ms);
+        if let Some(w) = candidates.as_mut() {
+            let synthesize = result.cached_state.get("synthesize");
+            let line = serde_json::json!({
+                "id": item.id,
+                "question": item.question,
+                "kind": item.kind,
+                "source": item.source,
+                "asks": synthesize.map(|s| s["asks"].clone()),
+                "scored_by": synthesize.map(|s| s["scored_by"].clone()),
+                "candidates": synthesize.map(|s| s["candidates"].clone()),
+            });
+            writeln!(w, "{line}")
+                .map_err(|e| super::EvalError::Input(format!("cannot write candidates: {e}")))?;
+        }
         let id = if item.id.is_empty() {
             item.question.clone()
         } else {
@@ -232,7 +257,7 @@ pub async fn evaluate_answers(
         }
     }
     let q = |v: &[f64]| [percentile(v, 0.1), median(v), percentile(v, 0.9)];
-    QaAnswerScores {
+    Ok(QaAnswerScores {
         items: items.len(),
         cited: all.cited_rate(),
         correct: all.correct_rate(),
@@ -255,7 +280,7 @@ pub async fn evaluate_answers(
         by_kind,
         by_source,
         failures,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -43,6 +43,16 @@ pub async fn ask_timed(
     query: &str,
     query_id: String,
 ) -> (crate::orchestrator::types::OrchestrationResult, f64) {
+    ask_recording(engine, query, query_id, false).await
+}
+
+/// [`ask_timed`], with synthesize recording every candidate sentence when `record_candidates`.
+pub async fn ask_recording(
+    engine: &crate::orchestrator::api::Engine,
+    query: &str,
+    query_id: String,
+    record_candidates: bool,
+) -> (crate::orchestrator::types::OrchestrationResult, f64) {
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let req = crate::orchestrator::driver::AskRequest {
         query: query.to_string(),
@@ -50,6 +60,7 @@ pub async fn ask_timed(
         session_id: "eval".into(),
         query_id,
         context: Vec::new(),
+        record_candidates,
     };
     let t = std::time::Instant::now();
     let result = engine.ask(req, &tx).await;

@@ -51,6 +51,9 @@ pub struct AskRequest {
     pub query_id: String,
     /// The earlier turns of the conversation, oldest first.
     pub context: Vec<ContextItem>,
+    /// Synthesize records every candidate sentence in its `cached_state` slice (`fathom eval
+    /// --candidates`, to train the ranker).
+    pub record_candidates: bool,
 }
 
 /// Forwards what running stages report as orchestrator events.
@@ -230,6 +233,7 @@ impl Driver {
             requested_years: req.requested_years.clone(),
             followup: Some(followup::resolve(&req.query, req.context.last())),
             chat_context: followup::chat_context_summary(&req.context),
+            record_candidates: req.record_candidates,
         });
         let sink: Arc<dyn StageSink> = Arc::new(EventSink {
             events: events.clone(),

@@ -153,6 +153,7 @@ pub fn spawn(driver: Arc<Driver>) -> OrchestratorHandle {
                         session_id,
                         query_id,
                         context,
+                        record_candidates: false,
                     };
                     let h = tokio::spawn(async move {
                         run_guarded(&d, req, cancel_rx, &tx).await;

@@ -24,6 +24,8 @@ pub struct QueryInput {
     pub followup: Option<Resolution>,
     /// One line per earlier turn, for the model-backed stages.
     pub chat_context: Vec<String>,
+    /// Synthesize records every candidate sentence in its slice (for training the ranker).
+    pub record_candidates: bool,
 }
 
 /// Retrieval's progress: queries, candidates, ranked hits and their relevance.

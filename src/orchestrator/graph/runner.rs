@@ -53,6 +53,7 @@ impl StageTaskRunner {
             requested_years: parent.requested_years.clone(),
             followup: None,
             chat_context: Vec::new(),
+            record_candidates: false,
         };
         StageCx {
             retriever: Arc::clone(&self.cx.retriever),

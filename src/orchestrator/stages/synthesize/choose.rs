@@ -6,18 +6,22 @@ use super::{anaphora, Candidate, MAX_OVERLAP};
 use crate::orchestrator::asks::Asks;
 use crate::orchestrator::text::jaccard;
 
-
 /// Other passages cited beside a sentence they repeat.
 const MAX_CORROBORATING: usize = 2;
 
 /// The sentences of the answer, best first, each with the other hits that repeat it: after
-/// the first, only sentences scoring at least 0.6 of it count, as new sentences or as support;
+/// the first, only sentences scoring at least `share` of it count, as new sentences or as support;
 /// a near-duplicate from another passage is not repeated but cited beside the first.
-pub fn choose(cands: &[Candidate], order: &[usize], max_sentences: usize) -> Vec<(usize, Vec<usize>)> {
+pub fn choose(
+    cands: &[Candidate],
+    order: &[usize],
+    max_sentences: usize,
+    share: f64,
+) -> Vec<(usize, Vec<usize>)> {
     let mut chosen: Vec<(usize, Vec<usize>)> = Vec::new();
     for &i in order {
         if let Some((first, _)) = chosen.first() {
-            if cands[i].score < cands[*first].score * 0.6 {
+            if cands[i].score < cands[*first].score * share {
                 break;
             }
         }
@@ -146,7 +150,7 @@ mod tests {
             cand("The Committee expects to begin implementing its balance sheet normalization program relatively soon.", 1, 0.9),
         ];
         assert_eq!(
-            choose(&cands, &[0, 1], 3),
+            choose(&cands, &[0, 1], 3, 0.6),
             vec![(1, vec![0])],
             "the longer one's passage is cited beside the shorter"
         );

@@ -297,9 +297,11 @@ pub fn names_month(sentence: &str) -> bool {
 /// Whether lower-case `s` names the end of a quarter ("by the end of the first quarter of
 /// 2010", "the end of the current quarter"): a month, named by the calendar.
 fn names_quarter_end(s: &str) -> bool {
-    ["first", "second", "third", "fourth", "current", "next", "this"]
-        .iter()
-        .any(|q| s.contains(&format!("end of the {q} quarter")))
+    [
+        "first", "second", "third", "fourth", "current", "next", "this",
+    ]
+    .iter()
+    .any(|q| s.contains(&format!("end of the {q} quarter")))
         || s.contains("end of this quarter")
 }
 

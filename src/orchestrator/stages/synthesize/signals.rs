@@ -14,7 +14,6 @@ use crate::orchestrator::text::{jaccard, sentences};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
-
 /// Weight of how strongly a sentence offers what the question asks for (see [`cues::cue`]).
 const W_CUE: f64 = 0.3;
 /// Taken off a sentence repeated in passages of two or more other dates (boilerplate), unless
@@ -275,7 +274,6 @@ fn asks_about_procedure(question: &str) -> bool {
             || (q.contains("date") && q.contains("meeting"))
     }
 }
-
 
 /// How much each query term tells the sentences apart: a term most of them hold (the
 /// meeting's month, "committee") says little; one few hold ("referendum") says much.
