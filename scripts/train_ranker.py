@@ -1,27 +1,16 @@
 #!/usr/bin/env python3
-"""Fit synthesize's learned model (assets/ranker.json) from what fathom recorded on the question sets.
-
-The model has two parts, fitted one after the other because the second reads the first:
-
-  classifier  what kind of question it is (rate, decision, reason, vote, schedule, amount,
-              description), from the question's vector and the word rules' reading;
-  ranker      which candidate sentences answer it, from their features, per kind read.
+"""Fit synthesize's learned ranker (assets/ranker.json) from what fathom recorded on the question sets.
 
 Usage (S = the statements' data dir and corpus, A = the whole corpus's; see docs/benchmarks.md):
-  fathom eval --qa eval/answers-tune.jsonl --answers --candidates OUT/tune.cand.jsonl ...
-  python3 scripts/train_ranker.py classifier --items eval/answers-*.jsonl ... \
-      --candidates OUT/*.cand.jsonl --out MODEL.json
-  FATHOM_RANKER_WEIGHTS=MODEL.json fathom eval ... --candidates OUT2/...   # recorded anew
-  python3 scripts/train_ranker.py ranker --items ... --candidates OUT2/*.cand.jsonl --out MODEL.json
-  python3 scripts/train_ranker.py {classifier,ranker} --items ... --candidates ... --cv
+  fathom S eval --qa eval/answers-tune.jsonl --answers --source statement \
+      --candidates OUT/tune-st.cand.jsonl                  # and so on for each set and source
+  python3 scripts/train_ranker.py --items eval/answers-*.jsonl --candidates OUT/*.cand.jsonl \
+      --out assets/ranker.json
+  python3 scripts/train_ranker.py --items ... --candidates ... --cv
 
-Needs numpy (nothing else). `ranker --out` keeps the classifier the file holds; `classifier --out`
-writes a file without a ranker (the candidates' features change with the kinds read, so a ranker
-is fitted anew after it).
-
-The classifier learns from every recorded question with a kind (`kind`, or `rate` for the rate
-sets' items): the question's vector and the rules' reading (one-hot, times 3) into a softmax
-regression with an L2 penalty, fitted by full-batch Adam from zero (deterministic).
+Needs numpy (nothing else). Record the candidates with the model the file holds emptied
+(`{"model": "", "ranker": null}` via FATHOM_RANKER_WEIGHTS): the features do not depend on it,
+but the recorded scores (the --cv baseline) are then the hand-weighted ones.
 
 The ranker learns from every candidate sentence synthesize considered for a question (its
 features), labelled 1 when it is part of the item's `evidence` (the sentence the writer copied
@@ -34,11 +23,10 @@ the weights written. (A weight per dimension of the sentence's vector as well wa
 out: in leave-one-set-out it did not help, 0.935 against 0.941 of questions whose first
 sentences state the answer.)
 
---cv: for each set (an --items file), fits on the others and reads that set: the classifier's
-kinds against the rules' (right when they name the item's kind; `guidance` counts as a decision);
-the ranker's first k sentences (k = 4 asked why, else 3), how often they hold the evidence and
-how often they state every expected phrase (the eval's check, on the sentences alone), against
-the score fathom gave in the recording.
+--cv: for each set (an --items file), fits on the others and reads that set: the ranker's first
+k sentences (k = 4 asked why, else 3), how often they hold the evidence and how often they
+state every expected phrase (the eval's check, on the sentences alone), against the scores
+fathom recorded.
 """
 
 import argparse
@@ -77,102 +65,6 @@ def load_items(items_files):
                 d["group"] = group
                 items[d["id"]] = d
     return items
-
-CLASSES = ["rate", "decision", "reason", "vote", "schedule", "amount", "description"]
-RULES = ["rate", "decision", "reason", "vote", "schedule", "amount", "guidance", "description",
-         "other"]
-RULE_SCALE = 3.0
-
-
-def kind_of(item):
-    if item.get("kind"):
-        return item["kind"]
-    if "change_bp" in item or "answer_value_upper" in item:
-        return "rate"
-    return None
-
-
-def load_questions(items_files, cand_files):
-    items = load_items(items_files)
-    qs = {}
-    model = None
-    for f in cand_files:
-        for line in open(f, encoding="utf-8"):
-            d = json.loads(line)
-            item = items.get(d["id"])
-            cands = d.get("candidates") or {}
-            vec = cands.get("question_vector")
-            if item is None or vec is None or kind_of(item) not in CLASSES:
-                continue
-            model = model or cands.get("model")
-            qs[d["id"]] = dict(item=item, v=np.array(vec, dtype=np.float64),
-                               rules=cands["rules_read"], y=CLASSES.index(kind_of(item)))
-    return list(qs.values()), model
-
-
-def class_design(qs):
-    r = np.zeros((len(qs), len(RULES)))
-    for i, q in enumerate(qs):
-        r[i, RULES.index(q["rules"])] = RULE_SCALE
-    return np.hstack([np.vstack([q["v"] for q in qs]), r])
-
-
-def fit_classifier(qs, lam, steps=2000, lr=0.05):
-    X = class_design(qs)
-    Y = np.zeros((len(qs), len(CLASSES)))
-    Y[np.arange(len(qs)), [q["y"] for q in qs]] = 1.0
-    W = np.zeros((X.shape[1], len(CLASSES)))
-    b = np.zeros(len(CLASSES))
-    m = [np.zeros_like(W), np.zeros_like(b)]
-    v = [np.zeros_like(W), np.zeros_like(b)]
-    for t in range(1, steps + 1):
-        z = X @ W + b
-        z -= z.max(1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(1, keepdims=True)
-        g = (p - Y) / len(qs)
-        grads = [X.T @ g + lam * W, g.sum(0)]
-        for k, (param, grad) in enumerate(zip((W, b), grads)):
-            m[k] = 0.9 * m[k] + 0.1 * grad
-            v[k] = 0.999 * v[k] + 0.001 * grad * grad
-            param -= lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
-    return W, b
-
-
-def classify(model, qs):
-    W, b = model
-    return (class_design(qs) @ W + b).argmax(1)
-
-
-def export_classifier(model):
-    W, b = model
-    dim = W.shape[0] - len(RULES)
-    weights = []
-    for k in range(len(CLASSES)):
-        w = list(W[:dim, k]) + list(W[dim:, k] * RULE_SCALE)
-        weights.append([round(float(x), 6) for x in w])
-    return {"kinds": CLASSES, "bias": [round(float(x), 6) for x in b], "weights": weights,
-            "rules": RULES}
-
-
-def rules_right(q):
-    rule = "decision" if q["rules"] == "guidance" else q["rules"]
-    return rule == CLASSES[q["y"]]
-
-
-def cv_classifier(qs, lam):
-    groups = sorted({q["item"]["group"] for q in qs})
-    tot = collections.Counter()
-    for g in groups:
-        test = [q for q in qs if q["item"]["group"] == g]
-        pred = classify(fit_classifier([q for q in qs if q["item"]["group"] != g], lam), test)
-        c = collections.Counter(n=len(test), learned=int(sum(p == q["y"] for p, q in zip(pred, test))),
-                                rules=sum(rules_right(q) for q in test))
-        tot.update(c)
-        print(f"{g:16s} n={c['n']:3d}  learned {c['learned']:3d}   rules {c['rules']:3d}", flush=True)
-    print(f"{'all':16s} n={tot['n']:3d}  learned {tot['learned'] / tot['n']:.3f}   rules "
-          f"{tot['rules'] / tot['n']:.3f}")
-
 
 def load(items_files, cand_files):
     items = load_items(items_files)
@@ -302,33 +194,18 @@ def write(path, model):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument("part", choices=["classifier", "ranker"])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", nargs="+", required=True,
-                    help="question sets (eval/answers-*.jsonl, eval/rate-tune.jsonl)")
+                    help="question sets (eval/answers-*.jsonl)")
     ap.add_argument("--candidates", nargs="+", required=True,
                     help="what `fathom eval --candidates` wrote for them")
     ap.add_argument("--out", help="the model file to write (assets/ranker.json)")
     ap.add_argument("--cv", action="store_true", help="leave one set out instead of writing")
-    ap.add_argument("--l2", type=float, help="L2 penalty (default: classifier 1e-4, ranker 5e-2)")
-    ap.add_argument("--steps", type=int, default=1500, help="ranker's Adam steps (default 1500)")
+    ap.add_argument("--l2", type=float, default=5e-2, help="L2 penalty (default 5e-2)")
+    ap.add_argument("--steps", type=int, default=1500, help="Adam steps (default 1500)")
     args = ap.parse_args()
     if not args.cv and not args.out:
         sys.exit("--out FILE or --cv")
-    if args.part == "classifier":
-        lam = 1e-4 if args.l2 is None else args.l2
-        qs, embedding_model = load_questions(args.items, args.candidates)
-        if not qs:
-            sys.exit("no recorded question vectors: were they recorded with the embedding model?")
-        print(f"{len(qs)} questions", file=sys.stderr)
-        if args.cv:
-            cv_classifier(qs, lam)
-            return
-        write(args.out, {"model": prefix(embedding_model),
-                         "classifier": export_classifier(fit_classifier(qs, lam)),
-                         "ranker": None})
-        return
-    lam = 5e-2 if args.l2 is None else args.l2
     qs, embedding_model = load(args.items, args.candidates)
     if not qs:
         sys.exit("no usable candidates: were they recorded with the embedding model?")
@@ -337,16 +214,10 @@ def main():
     print(f"{len(qs)} questions with the evidence among their candidates, "
           f"{sum(len(q['rows']) for q in qs)} candidates", file=sys.stderr)
     if args.cv:
-        cv(qs, lam, args.steps)
+        cv(qs, args.l2, args.steps)
         return
-    model = {"model": prefix(embedding_model), "classifier": None, "ranker": None}
-    if os.path.exists(args.out):
-        with open(args.out, encoding="utf-8") as f:
-            kept = json.load(f)
-        if kept.get("model") == model["model"]:
-            model["classifier"] = kept.get("classifier")
-    model["ranker"] = export(fit(qs, lam, args.steps), names)
-    write(args.out, model)
+    write(args.out, {"model": prefix(embedding_model),
+                     "ranker": export(fit(qs, args.l2, args.steps), names)})
 
 
 if __name__ == "__main__":

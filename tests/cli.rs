@@ -253,3 +253,67 @@ fn ask_prints_the_result_and_exits_by_state() {
     let o = run(data.path(), &["ask"]);
     assert_eq!(o.status.code(), Some(2), "usage error");
 }
+
+/// `eval --answers --candidates` records what synthesize weighed for every question: the learned
+/// ranker's features for each candidate sentence; with `FATHOM_RANKER_WEIGHTS` naming an empty
+/// model the hand-weighted score decides, and an unreadable one is refused quietly (logged).
+#[test]
+fn eval_records_candidates_and_says_which_scorer_ranked_them() {
+    let c = corpus();
+    let data = tempfile::tempdir().unwrap();
+    let corpus = c.path().to_str().unwrap();
+    let qa = data.path().join("qa.jsonl");
+    std::fs::write(
+        &qa,
+        r#"{"id": "why-1", "kind": "reason", "question": "Why did the committee keep the interest rate low in September 2020?", "cites": ["2020-09-01_rates.md"], "expect_all": ["employment"], "expect_any": []}
+"#,
+    )
+    .unwrap();
+    let record = |weights: Option<&Path>, out: &Path| {
+        let mut cmd = common::fathom_cmd(data.path());
+        if let Some(w) = weights {
+            cmd.env("FATHOM_RANKER_WEIGHTS", w);
+        }
+        let o = cmd
+            .args(["--corpus", corpus, "eval", "--qa"])
+            .arg(&qa)
+            .args(["--answers", "--json", "--candidates"])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(out).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        lines.into_iter().next().unwrap()
+    };
+    let shipped = record(None, &data.path().join("shipped.jsonl"));
+    assert_eq!(shipped["id"], "why-1");
+    assert_eq!(shipped["asks"], "reason");
+    assert_eq!(shipped["scored_by"], "learned");
+    let cands = &shipped["candidates"];
+    assert!(cands["model"]
+        .as_str()
+        .unwrap()
+        .starts_with("all-MiniLM-L6-v2"));
+    let names = cands["features"].as_array().unwrap().len();
+    let rows = cands["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        assert_eq!(row["features"].as_array().unwrap().len(), names, "{row}");
+        let p = row["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p), "a probability: {p}");
+    }
+
+    let empty = data.path().join("empty.json");
+    std::fs::write(&empty, r#"{"model": "", "ranker": null}"#).unwrap();
+    let hand = record(Some(&empty), &data.path().join("hand.jsonl"));
+    assert_eq!(hand["scored_by"], "hand");
+    let garbled = data.path().join("garbled.json");
+    std::fs::write(&garbled, "{not json").unwrap();
+    let fallback = record(Some(&garbled), &data.path().join("garbled.jsonl"));
+    assert_eq!(fallback["scored_by"], "hand");
+}

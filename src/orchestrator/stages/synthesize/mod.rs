@@ -11,7 +11,6 @@ mod anaphora;
 mod choose;
 mod contract;
 mod cues;
-mod kind_model;
 mod learned;
 mod meeting;
 mod ranker;
@@ -92,12 +91,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         .unwrap_or_else(|| cx.input.query.clone());
     // The planner's added words ("liftoff" → "raise the target range") help the search; they
     // do not change what the user asked for.
-    let kind = read_kind(
-        retriever.as_ref(),
-        &crate::orchestrator::stages::decompose::question_of(cx, work),
-        work.retrieval.query_vec.is_some(),
-    )?;
-    let asks = kind.asks;
+    let asks = classify(&crate::orchestrator::stages::decompose::question_of(
+        cx, work,
+    ));
     // A why is often answered by more than one reason.
     let max_sentences = if asks == Asks::Reason && !several {
         max_sentences + 1
@@ -198,16 +194,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let mut chosen = choose(&cands, &order, max_sentences, scorer.share());
     // What trains the ranker: every candidate, its features and where it ranked (asked for by
     // `fathom eval --candidates`; never in a session).
-    let recorded = cx.input.record_candidates.then(|| {
-        record(
-            &cands,
-            &hits,
-            features.as_deref(),
-            &order,
-            model.as_deref(),
-            &kind,
-        )
-    });
+    let recorded = cx
+        .input
+        .record_candidates
+        .then(|| record(&cands, &hits, features.as_deref(), &order, model.as_deref()));
     // A schedule is answered with its month: if no chosen sentence names one, the best
     // sentence that does (and offers a start or an end) joins the answer.
     if asks == Asks::Schedule && !chosen.iter().any(|(i, _)| names_month(&cands[*i].text)) {
@@ -368,7 +358,6 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     Ok(json!({
         "mode": "extractive",
         "asks": asks,
-        "asks_read_by": kind.read_by(),
         "answered_from": chosen.iter().filter_map(|(i, _)| hits[cands[*i].hit].date).map(|d| d.to_string()).collect::<std::collections::BTreeSet<_>>(),
         "sentences_considered": cands.len(),
         "sentences_chosen": chosen.len(),
@@ -393,12 +382,9 @@ fn record(
     features: Option<&[Vec<f64>]>,
     order: &[usize],
     model: Option<&str>,
-    kind: &KindReading,
 ) -> serde_json::Value {
     json!({
         "model": model,
-        "rules_read": kind.rules,
-        "question_vector": kind.vector,
         "features": ranker::FEATURES,
         "rows": cands.iter().enumerate().map(|(i, c)| json!({
             "text": c.text,
@@ -478,62 +464,6 @@ fn embed(
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     Ok(retriever.embed_sentences(&texts)?)
-}
-
-/// What the question asks for, and what read it.
-struct KindReading {
-    asks: Asks,
-    /// The word rules' reading.
-    rules: Asks,
-    /// The learned classifier's probability, when it read the kind.
-    probability: Option<f64>,
-    /// The question's vector (recorded for training the classifier).
-    vector: Option<Vec<f32>>,
-}
-
-impl KindReading {
-    /// For the slice: `{"rules": …}` or `{"model": p, "rules": …}`.
-    fn read_by(&self) -> serde_json::Value {
-        match self.probability {
-            Some(p) => json!({"model": r2(p), "rules": self.rules}),
-            None => json!({"rules": self.rules}),
-        }
-    }
-}
-
-/// What `question` asks for: the learned classifier's reading of its vector and the rules'
-/// reading when the classifier is confident, else the rules' (also without a model, with
-/// dense retrieval off, or with an embedding model the classifier was not fitted with).
-fn read_kind(
-    retriever: &dyn crate::index::Retriever,
-    question: &str,
-    dense: bool,
-) -> Result<KindReading, StageError> {
-    let rules = classify(question);
-    let embedded = if dense {
-        retriever.embed_sentences(&[question])?
-    } else {
-        None
-    };
-    let Some(SentenceVectors { model, vectors }) = embedded else {
-        return Ok(KindReading {
-            asks: rules,
-            rules,
-            probability: None,
-            vector: None,
-        });
-    };
-    let vector = vectors.into_iter().next();
-    let read = match (&vector, learned::classifier(&model)) {
-        (Some(v), Some(c)) => c.read(v, rules),
-        _ => None,
-    };
-    Ok(KindReading {
-        asks: read.map_or(rules, |r| r.0),
-        rules,
-        probability: read.map(|r| r.1),
-        vector,
-    })
 }
 
 /// What scored the candidates.

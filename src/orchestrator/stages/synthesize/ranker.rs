@@ -187,3 +187,83 @@ pub fn asks_name(asks: Asks) -> &'static str {
         Asks::Other => "other",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranker(shared: f64, own: f64, bias: f64) -> Ranker {
+        let n = FEATURES.len();
+        Ranker {
+            features: FEATURES.iter().map(|f| f.to_string()).collect(),
+            shared: vec![shared; n],
+            asks: BTreeMap::from([(
+                "vote".to_string(),
+                KindWeights {
+                    bias,
+                    features: vec![own; n],
+                },
+            )]),
+        }
+    }
+
+    #[test]
+    fn a_score_adds_the_shared_and_the_kinds_weights_to_its_bias() {
+        let r = ranker(0.5, 0.25, -1.0);
+        let mut x = vec![0.0; FEATURES.len()];
+        x[0] = 2.0;
+        x[3] = 4.0;
+        // -1 + 2 * 0.75 + 4 * 0.75
+        assert_eq!(r.score(Asks::Vote, &x), Some(3.5));
+        // No weights for a kind: the hand score decides.
+        assert_eq!(r.score(Asks::Reason, &x), None);
+    }
+
+    #[test]
+    fn weights_for_other_features_do_not_fit() {
+        let mut r = ranker(0.0, 0.0, 0.0);
+        assert!(r.fits());
+        r.features.swap(0, 1);
+        assert!(!r.fits());
+        let mut r = ranker(0.0, 0.0, 0.0);
+        r.shared.pop();
+        assert!(!r.fits());
+    }
+
+    fn cand(hit: usize, position: usize) -> Candidate {
+        Candidate {
+            text: String::new(),
+            hit,
+            position,
+            seq: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        }
+    }
+
+    #[test]
+    fn neighbours_are_near_in_one_document_whatever_the_order_given() {
+        let hit = |document: &str| Hit {
+            document: document.into(),
+            ..Hit::default()
+        };
+        let hits = vec![hit("a.txt"), hit("b.txt")];
+        // Given out of order; the third is in another document, the fourth too far on.
+        let cands = vec![
+            cand(0, 300),
+            cand(0, 100),
+            cand(1, 200),
+            cand(0, 300 + NEIGHBOUR_BYTES + 1),
+        ];
+        let (previous, next) = neighbours(&cands, &hits);
+        assert_eq!(next[1], Some(0));
+        assert_eq!(previous[0], Some(1));
+        assert_eq!(previous[2], None);
+        assert_eq!(next[2], None);
+        assert_eq!(next[0], None);
+        assert_eq!(previous[3], None);
+    }
+}
