@@ -1,7 +1,10 @@
 //! Sentences that lean on the one before them. "Moreover, he expressed his opposition …" names
 //! no one, and "Consequently, it would not be appropriate …" gives a conclusion whose reason
 //! is the sentence before; shown alone, neither answers. Such a sentence brings the sentence
-//! before it in its passage into the answer.
+//! before it in its passage into the answer. The other way round, a dissent ("Mr. Plosser
+//! dissented for two reasons.") is often only the heading of the dissenter's view, which the
+//! sentences after it give ("He believed that …", "In his view, …"): asked about a vote, those
+//! follow it.
 
 use crate::orchestrator::asks::Asks;
 
@@ -64,6 +67,24 @@ pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
     starts(PERSONAL) || (asks == Asks::Reason && starts(CONCLUDING))
 }
 
+/// Whether `sentence` records a member's dissent ("Mr. X dissented because …").
+pub fn is_dissent(sentence: &str) -> bool {
+    sentence.contains(" dissented")
+}
+
+/// Whether `sentence`, just after a dissent in its passage, goes on with the dissenter's view:
+/// it speaks of one person by pronoun ("He judged …", "Although risks had increased, she
+/// believed …", "In his view, …") and records no dissent of its own.
+pub fn continues_dissent(sentence: &str) -> bool {
+    let personal = sentence.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "he" | "she" | "his" | "her" | "He" | "She" | "His" | "Her"
+        )
+    });
+    personal && !is_dissent(sentence)
+}
+
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -92,6 +113,25 @@ mod tests {
         assert!(!leans_on_previous(
             "Heightened uncertainty weighed on spending.",
             Asks::Vote
+        ));
+    }
+
+    #[test]
+    fn a_dissenters_view_goes_on_in_the_sentences_that_speak_of_them() {
+        assert!(is_dissent("Mr. Plosser dissented for two reasons."));
+        assert!(continues_dissent(
+            "He believed that the Committee's policy guidance should be more data dependent."
+        ));
+        assert!(continues_dissent(
+            "Although risks to the global economy had increased, she believed that policy should respond."
+        ));
+        assert!(continues_dissent("In his view, inflation would rise."));
+        // Another member's dissent is not this one's view; nor is a sentence about the economy.
+        assert!(!continues_dissent(
+            "Mr. Kocherlakota dissented because he believed that the statement was too hawkish."
+        ));
+        assert!(!continues_dissent(
+            "The Committee's projections were little changed; the heron's habitat shrank."
         ));
     }
 

@@ -3,11 +3,17 @@
 //! the one before it preceded by that sentence.
 
 use super::{anaphora, Candidate, MAX_OVERLAP};
+use crate::index::Hit;
 use crate::orchestrator::asks::Asks;
 use crate::orchestrator::text::jaccard;
 
 /// Other passages cited beside a sentence they repeat.
 const MAX_CORROBORATING: usize = 2;
+/// Sentences after a dissent read for the dissenter's view (their paragraph seldom gives more).
+const MAX_CONTINUING: usize = 2;
+/// How far (bytes from its start) after a sentence the next one may begin to follow it: a long
+/// dissent and the paragraph break after it.
+const CONTINUING_BYTES: usize = 1000;
 
 /// The sentences of the answer, best first, each with the other hits that repeat it: after
 /// the first, only sentences scoring at least `share` of it count, as new sentences or as support;
@@ -56,10 +62,13 @@ pub fn choose(
 }
 
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
-/// "Consequently, …") preceded by that sentence, which does not count towards `max`.
+/// "Consequently, …") preceded by that sentence, and, asked about a vote, each dissent followed
+/// by up to [`MAX_CONTINUING`] sentences giving the dissenter's view; neither counts towards
+/// `max`.
 pub fn with_antecedents(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],
+    hits: &[Hit],
     asks: Asks,
     max: usize,
 ) -> Vec<(usize, Vec<usize>)> {
@@ -85,8 +94,41 @@ pub fn with_antecedents(
         }
         out.push((i, support));
         counted += 1;
+        // Asked about a vote, a dissent is followed by the dissenter's view.
+        if asks == Asks::Vote && anaphora::is_dissent(&c.text) {
+            let mut at = i;
+            for _ in 0..MAX_CONTINUING {
+                match next_in_document(cands, hits, at) {
+                    Some(j) if anaphora::continues_dissent(&cands[j].text) => {
+                        if !out.iter().any(|(k, _)| *k == j) {
+                            out.push((j, Vec::new()));
+                        }
+                        at = j;
+                    }
+                    _ => break,
+                }
+            }
+        }
     }
     out
+}
+
+/// The candidate that follows candidate `i` in its document (in its passage or the next one
+/// read: a dissenter's view often opens the next paragraph), within [`CONTINUING_BYTES`].
+fn next_in_document(cands: &[Candidate], hits: &[Hit], i: usize) -> Option<usize> {
+    let c = &cands[i];
+    let document = &hits[c.hit].document;
+    cands
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            hits[p.hit].document == *document
+                && p.position > c.position
+                && p.position - c.position <= CONTINUING_BYTES
+                && p.text != c.text
+        })
+        .min_by_key(|(_, p)| p.position)
+        .map(|(j, _)| j)
 }
 
 /// Whether two sentences say the same: mostly the same words, or one holds the other whole (a
@@ -156,11 +198,68 @@ mod tests {
         );
     }
     #[test]
+    fn a_dissenters_view_in_the_next_passage_follows_the_dissent() {
+        let cand = |text: &str, hit: usize, position: usize| Candidate {
+            text: text.into(),
+            hit,
+            position,
+            seq: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        };
+        let hit = |document: &str| Hit {
+            document: document.into(),
+            ..Hit::default()
+        };
+        // Passages 0 and 2 are consecutive parts of one document; passage 1 is another's.
+        let hits = [hit("m.md"), hit("s.md"), hit("m.md")];
+        let cands = [
+            cand(
+                "Mr. Kashkari dissented because he preferred to hold.",
+                0,
+                500,
+            ),
+            cand(
+                "In his view, recent data had increased doubts about inflation.",
+                2,
+                560,
+            ),
+            cand("He preferred to wait for more evidence.", 2, 640),
+            cand("Inflation had moved up.", 2, 700),
+            cand("He voted for the action.", 1, 520),
+        ];
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, 1),
+            vec![(0, vec![]), (1, vec![]), (2, vec![])]
+        );
+        // Too far on, it is another paragraph's.
+        let far = [
+            cand(
+                "Mr. Kashkari dissented because he preferred to hold.",
+                0,
+                500,
+            ),
+            cand(
+                "In his view, recent data had increased doubts.",
+                2,
+                500 + 2000,
+            ),
+        ];
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &far, &hits, Asks::Vote, 1),
+            vec![(0, vec![])]
+        );
+    }
+
+    #[test]
     fn a_sentence_leaning_on_the_one_before_brings_it_first() {
         let cand = |text: &str, hit: usize, seq: usize| Candidate {
             text: text.into(),
             hit,
-            position: 0,
+            position: 100 * seq,
             seq,
             cue: 0.0,
             expansions: String::new(),
@@ -182,20 +281,35 @@ mod tests {
             cand("Moreover, he would have preferred a shorter horizon.", 1, 5),
             cand("The Committee decided to buy more MBS.", 1, 0),
         ];
+        let hit = |document: &str| Hit {
+            document: document.into(),
+            ..Hit::default()
+        };
+        let hits = [hit("a.md"), hit("b.md")];
         // The pronoun's sentence is preceded by the one naming him; the antecedent does not
         // count towards the answer's length.
         assert_eq!(
-            with_antecedents(vec![(1, vec![]), (3, vec![])], &cands, Asks::Vote, 2),
+            with_antecedents(vec![(1, vec![]), (3, vec![])], &cands, &hits, Asks::Vote, 2),
             vec![(0, vec![]), (1, vec![]), (3, vec![])]
         );
         // No sentence before it in its passage among the candidates: it stands alone.
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, Asks::Vote, 3),
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Vote, 3),
             vec![(2, vec![])]
+        );
+        // Asked about a vote, the dissent is followed by the dissenter's view; asked for a
+        // decision, it is not.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, 1),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, 1),
+            vec![(0, vec![])]
         );
         // An antecedent already chosen is not repeated.
         assert_eq!(
-            with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, Asks::Vote, 3),
+            with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, &hits, Asks::Vote, 3),
             vec![(0, vec![]), (1, vec![])]
         );
     }

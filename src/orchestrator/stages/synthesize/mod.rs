@@ -231,7 +231,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
         }
     }
-    let mut chosen = with_antecedents(chosen, &cands, asks, max_sentences);
+    let mut chosen = with_antecedents(chosen, &cands, &hits, asks, max_sentences);
     // "Raised, and by how much?" answered by a sentence that gives only the new target: the
     // size is worked out from the previous meeting's target, whose sentence is cited too.
     let sized = match chosen.first() {
