@@ -124,6 +124,75 @@ fn part_of_year(words: &[&str], i: usize) -> Option<(u8, u8, usize)> {
     }
 }
 
+/// The days of a month from `d1` to `d2` (the month's last day at most).
+fn days(y: i32, m: u8, d1: u8, d2: u8) -> MetadataHints {
+    let date = |day| Date {
+        year: y,
+        month: m,
+        day,
+    };
+    MetadataHints {
+        date_start: date(d1),
+        date_end: date(d2.min(days_in_month(y, m))),
+    }
+}
+
+/// "Late January", "the end of January", "mid-June", "early March": the days of the month
+/// named at `words[at]` that part stands for, and how many words before the month it takes.
+/// The parts overlap (a meeting on the 15th is both early and mid-month): a question's "late"
+/// is loose, and a meeting just outside the part would otherwise be missed.
+fn part_of_month(words: &[&str], at: usize) -> Option<((u8, u8), usize)> {
+    let early = (1, 15);
+    let mid = (8, 23);
+    let late = (16, 31);
+    match hyphen_part(words[at]).0 {
+        Some("early") => return Some((early, 0)),
+        Some("mid") => return Some((mid, 0)),
+        Some("late") => return Some((late, 0)),
+        _ => {}
+    }
+    let w = |k: usize| at.checked_sub(k).map(|j| words[j]);
+    match (w(2), w(1)) {
+        (Some("end" | "close"), Some("of")) => Some((late, 2)),
+        (Some("start" | "beginning"), Some("of")) => Some((early, 2)),
+        (Some("middle"), Some("of")) => Some((mid, 2)),
+        (_, Some("late")) => Some((late, 1)),
+        (_, Some("early")) => Some((early, 1)),
+        (_, Some("mid")) => Some((mid, 1)),
+        _ => None,
+    }
+}
+
+/// "April 30-May 1, 2019" (words: `april`, `30-may`, `1`, `2019`): a meeting's two days in
+/// two months of the year `words[i]`, and how many words before the year the mention takes.
+fn across_months(words: &[&str], i: usize, y: i32) -> Option<(MetadataHints, usize)> {
+    let w = |k: usize| i.checked_sub(k).map(|j| words[j]);
+    let (m1, joined, d2) = (month(w(3)?)?, w(2)?, w(1)?);
+    let (d1, m2) = joined.split_once('-')?;
+    let m2 = crate::calendar::month_from_name(m2)? as u8;
+    let (d1, d2): (u8, u8) = (d1.parse().ok()?, d2.parse().ok()?);
+    let fits = m1 < m2
+        && (1..=days_in_month(y, m1)).contains(&d1)
+        && (1..=days_in_month(y, m2)).contains(&d2);
+    fits.then(|| {
+        (
+            MetadataHints {
+                date_start: Date {
+                    year: y,
+                    month: m1,
+                    day: d1,
+                },
+                date_end: Date {
+                    year: y,
+                    month: m2,
+                    day: d2,
+                },
+            },
+            3,
+        )
+    })
+}
+
 /// Every date a question names, in order: exact dates ("May 16, 2000", "16 May 2000",
 /// "2000-05-16"), months with years ("March 2020"), parts of years ("first half of 2001",
 /// "spring 2023") and bare years.
@@ -165,6 +234,16 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
                 None => s.parse().ok().and_then(ok).map(|d| (d, d)),
             }
         };
+        // A two-day meeting across two months: "April 30-May 1, 2019".
+        if let Some((hint, before)) = across_months(&words, i, y) {
+            let start = i - before;
+            out.push(DateMention {
+                range: hint,
+                words: (start, i + 1),
+                text: words[start..=i].join(" "),
+            });
+            continue;
+        }
         let found = match (prev2, prev) {
             (Some(m), Some(d)) if month(m).is_some() && day(d).is_some() => {
                 month(m).zip(day(d)).map(|md| (md, 2))
@@ -180,7 +259,10 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
             // borrows the year of the second.
             Some(((m, (0, _)), before)) => match open_month_range(&words, i - before) {
                 Some(m0) if m0 < m => (range(y, m0, m), before + 2),
-                _ => (range(y, m, m), before),
+                _ => match part_of_month(&words, i - before) {
+                    Some(((d1, d2), extra)) => (days(y, m, d1, d2), before + extra),
+                    None => (range(y, m, m), before),
+                },
             },
             Some(((m, (d1, d2)), before)) if d2 <= days_in_month(y, m) => {
                 let date = |day| Date {
@@ -321,6 +403,63 @@ mod tests {
     }
 
     #[test]
+    fn a_meeting_across_two_months_is_its_two_days() {
+        let m =
+            spans("per the minutes of the April 30-May 1, 2019 meeting, what did the Board do?");
+        assert_eq!(
+            m,
+            vec![(
+                "april 30-may 1 2019".to_string(),
+                "2019-04-30".to_string(),
+                "2019-05-01".to_string()
+            )]
+        );
+        let m = spans("At the July 31-August 1 2018 meeting");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2018-07-31", "2018-08-01")
+        );
+        // Not a date: a day past the month's end.
+        assert_eq!(spans("April 31-May 1, 2019")[0].1, "2019-01-01");
+    }
+
+    #[test]
+    fn a_part_of_a_month_narrows_it() {
+        let m = spans("What was the discount rate at the end of January 2001?");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2001-01-16", "2001-01-31")
+        );
+        assert_eq!(m[0].0, "end of january 2001");
+        let m = spans("in early March 2020");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2020-03-01", "2020-03-15")
+        );
+        let m = spans("the mid-June 2016 decision");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2016-06-08", "2016-06-23")
+        );
+        let m = spans("late February 2024");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2024-02-16", "2024-02-29")
+        );
+        // A month alone is the whole month; "late 2001" is still the year's end.
+        let m = spans("in June 2016");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2016-06-01", "2016-06-30")
+        );
+        let m = spans("in late 2001");
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2001-09-01", "2001-12-31")
+        );
+    }
+
+    #[test]
     fn a_day_without_its_year_takes_the_year_named() {
         let m = spans("With the last rate cut of 2001, on December 11, what did the Board do?");
         assert_eq!(m.len(), 1);
@@ -363,11 +502,11 @@ mod tests {
             spans("the late-June 2001 rate cut"),
             vec![(
                 "late-june 2001".into(),
-                "2001-06-01".into(),
+                "2001-06-16".into(),
                 "2001-06-30".into()
             )]
         );
-        assert_eq!(spans("in mid-December 2015")[0].1, "2015-12-01");
+        assert_eq!(spans("in mid-December 2015")[0].1, "2015-12-08");
         assert_eq!(
             spans("by mid-2008"),
             vec![("mid-2008".into(), "2008-05-01".into(), "2008-08-31".into())]
@@ -377,7 +516,7 @@ mod tests {
         assert!(spans("pre-2008 levels").is_empty());
         assert_eq!(
             spans("as of the end-of-July 2013 statement")[0].1,
-            "2013-07-01"
+            "2013-07-16"
         );
     }
 
