@@ -174,23 +174,19 @@ fn across_months(words: &[&str], i: usize, y: i32) -> Option<(MetadataHints, usi
     let fits = m1 < m2
         && (1..=days_in_month(y, m1)).contains(&d1)
         && (1..=days_in_month(y, m2)).contains(&d2);
-    fits.then(|| {
-        (
-            MetadataHints {
-                date_start: Date {
-                    year: y,
-                    month: m1,
-                    day: d1,
-                },
-                date_end: Date {
-                    year: y,
-                    month: m2,
-                    day: d2,
-                },
-            },
-            3,
-        )
-    })
+    let hint = MetadataHints {
+        date_start: Date {
+            year: y,
+            month: m1,
+            day: d1,
+        },
+        date_end: Date {
+            year: y,
+            month: m2,
+            day: d2,
+        },
+    };
+    fits.then_some((hint, 3))
 }
 
 /// Every date a question names, in order: exact dates ("May 16, 2000", "16 May 2000",
