@@ -131,6 +131,41 @@ fn next_in_document(cands: &[Candidate], hits: &[Hit], i: usize) -> Option<usize
         .map(|(j, _)| j)
 }
 
+/// The surnames a bare roll call lists ("Voting against this action: Richard W. Fisher and
+/// Charles I. Plosser." gives Fisher, Plosser); `None` for any other sentence.
+fn roll_call_names(sentence: &str) -> Option<Vec<&str>> {
+    let list = ["this action:", "the action:", "the policy action:"]
+        .iter()
+        .find_map(|a| sentence.strip_prefix("Voting against ")?.strip_prefix(a))?;
+    let names: Vec<&str> = list
+        .trim()
+        .trim_end_matches('.')
+        .split([','])
+        .flat_map(|part| part.split(" and "))
+        .filter_map(|name| name.split_whitespace().last())
+        .filter(|w| *w != "and")
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// A chosen bare roll call whose every dissenter another chosen sentence names, if any.
+pub fn redundant_roll_call(chosen: &[(usize, Vec<usize>)], cands: &[Candidate]) -> Option<usize> {
+    chosen.iter().map(|(i, _)| *i).find(|&i| {
+        roll_call_names(&cands[i].text).is_some_and(|names| {
+            names.iter().all(|name| {
+                chosen.iter().any(|(j, _)| {
+                    *j != i
+                        && roll_call_names(&cands[*j].text).is_none()
+                        && cands[*j]
+                            .text
+                            .split(|c: char| !c.is_alphanumeric())
+                            .any(|w| w == *name)
+                })
+            })
+        })
+    })
+}
+
 /// Whether two sentences say the same: mostly the same words, or one holds the other whole (a
 /// quoted sentence run together with the next one, "… Plans. Voting for this action: …").
 fn repeats(a: &str, b: &str) -> bool {
@@ -197,6 +232,56 @@ mod tests {
             "the longer one's passage is cited beside the shorter"
         );
     }
+    #[test]
+    fn a_roll_call_another_sentence_covers_gives_up_its_place() {
+        let cand = |text: &str| Candidate {
+            text: text.into(),
+            hit: 0,
+            position: 0,
+            seq: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        };
+        assert_eq!(
+            roll_call_names("Voting against this action: Richard W. Fisher, Narayana Kocherlakota, and Charles I. Plosser."),
+            Some(vec!["Fisher", "Kocherlakota", "Plosser"])
+        );
+        assert_eq!(
+            roll_call_names("Voting against the action: Esther L. George and Eric Rosengren."),
+            Some(vec!["George", "Rosengren"])
+        );
+        assert_eq!(
+            roll_call_names(
+                "Voting against the action was Esther L. George, who preferred to hold."
+            ),
+            None
+        );
+        let cands = [
+            cand("Voting against this action: Esther L. George and Eric Rosengren."),
+            cand("Ms. George dissented because she preferred to hold."),
+            cand("Mr. Rosengren dissented because he preferred to hold."),
+            cand("Voting against this action: Esther L. George."),
+        ];
+        // Both dissenters are named elsewhere: the roll call goes.
+        assert_eq!(
+            redundant_roll_call(&[(0, vec![]), (1, vec![]), (2, vec![])], &cands),
+            Some(0)
+        );
+        // Rosengren is named only by the roll call: it stays.
+        assert_eq!(
+            redundant_roll_call(&[(0, vec![]), (1, vec![])], &cands),
+            None
+        );
+        // Two roll calls do not vouch for each other.
+        assert_eq!(
+            redundant_roll_call(&[(0, vec![]), (3, vec![])], &cands),
+            None
+        );
+    }
+
     #[test]
     fn a_dissenters_view_in_the_next_passage_follows_the_dissent() {
         let cand = |text: &str, hit: usize, position: usize| Candidate {

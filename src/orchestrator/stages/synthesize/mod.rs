@@ -27,7 +27,7 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
-use choose::{choose, cited_hits_of, with_antecedents};
+use choose::{choose, cited_hits_of, redundant_roll_call, with_antecedents};
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{answer_hits, more_of_meeting, pointer, with_candidates};
 use serde_json::json;
@@ -191,7 +191,22 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             order.retain(|&i| hits[cands[i].hit].date == date);
         }
     }
+    // Asked about a vote, a meeting's procedure (approving the minutes by notation vote, the
+    // vote handing the directive to the Desk) joins no answer unless the question is about it
+    // (`signals` leave it unflagged then), however its words match. (For other kinds its low
+    // weight is enough: excluding it there lost amounts stated in the directive's vote.)
+    if asks == Asks::Vote && order.iter().any(|&i| !signals[i].procedural) {
+        order.retain(|&i| !signals[i].procedural);
+    }
     let mut chosen = choose(&cands, &order, max_sentences, scorer.share());
+    // A bare roll call ("Voting against this action: Jeffrey M. Lacker.") beside a sentence
+    // that names the same dissenters says nothing new: it leaves the answer. Its place is not
+    // refilled: the next sentence in line is often the meeting's procedure.
+    if asks == Asks::Vote {
+        while let Some(i) = redundant_roll_call(&chosen, &cands) {
+            chosen.retain(|(j, _)| *j != i);
+        }
+    }
     // What trains the ranker: every candidate, its features and where it ranked (asked for by
     // `fathom eval --candidates`; never in a session).
     let recorded = cx
