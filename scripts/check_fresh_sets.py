@@ -79,18 +79,22 @@ class Set:
     judgement_collide: list = ()   # judgement files whose ids and inputs may not recur
 
 
-def later_set(n, name, id_prefix):
-    """A set written after the fourth, to one brief: 80 questions (about 45 statement / 35
-    minutes, no rate items), and no id, question or evidence sentence of any set before it."""
-    earlier = [f"answers-fresh{k}.jsonl" for k in range(3, n)]
-    return Set(name=name, answers=[f"answers-fresh{n}.jsonl"], id_prefix=id_prefix,
-               kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12,
-                      "amount": 14, "description": 14},
-               minutes=(32, 38), total=80,
-               collide=ORIGINAL_ANSWERS + SECOND_ANSWERS + earlier
-               + ["rate-tune.jsonl", "rate-heldout.jsonl", DEV],
-               shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True)
+LATER_KINDS = {"rate": 0, "decision": 14, "reason": 14, "vote": 12, "schedule": 12, "amount": 14,
+               "description": 14}
 
+
+def later_set(n, name, id_prefix, kinds=None, minutes=(32, 38), total=80,
+              evidence_may_share_rate_sets=False):
+    """A set written after the fourth, to one brief: 80 questions (about 45 statement / 35
+    minutes, no rate items; `kinds`, `minutes` and `total` where items were left out), and no id,
+    question or evidence sentence of any set before it (with `evidence_may_share_rate_sets`, its
+    evidence may share a sentence with the rate sets, which ask for another fact of it)."""
+    earlier = ORIGINAL_ANSWERS + SECOND_ANSWERS + [f"answers-fresh{k}.jsonl" for k in range(3, n)]
+    return Set(name=name, answers=[f"answers-fresh{n}.jsonl"], id_prefix=id_prefix,
+               kinds=kinds or LATER_KINDS, minutes=minutes, total=total,
+               collide=earlier + ["rate-tune.jsonl", "rate-heldout.jsonl", DEV],
+               evidence_collide=earlier if evidence_may_share_rate_sets else None,
+               shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True)
 
 SETS = [
     Set(name="second set", answers=SECOND_ANSWERS, id_prefix="f-",
@@ -124,27 +128,13 @@ SETS = [
     # fathom ran on it (two repeated a fifth-set evidence sentence, one expected a
     # figure in words). Its statement items may share a sentence with the rate sets, which ask
     # for another fact of it (the target), not with any answer set.
-    Set(name="tenth set", answers=["answers-fresh10.jsonl"], id_prefix="o-",
-        kinds={"rate": 0, "decision": 14, "reason": 14, "vote": 10, "schedule": 12,
-               "amount": 13, "description": 14},
-        minutes=(32, 40), total=77,
-        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS
-        + [f"answers-fresh{k}.jsonl" for k in range(3, 10)]
-        + ["rate-tune.jsonl", "rate-heldout.jsonl", DEV],
-        evidence_collide=ORIGINAL_ANSWERS + SECOND_ANSWERS
-        + [f"answers-fresh{k}.jsonl" for k in range(3, 10)],
-        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
+    later_set(10, "tenth set", "o-", kinds={**LATER_KINDS, "vote": 10, "amount": 13},
+              minutes=(32, 40), total=77, evidence_may_share_rate_sets=True),
     # The eleventh: two writers' 40 each (2000-2012, 2013-2026), more of it from the minutes;
     # one item, about an intermeeting action its cites put at two meetings, was left out before
     # fathom ran on it.
-    Set(name="eleventh set", answers=["answers-fresh11.jsonl"], id_prefix="p-",
-        kinds={"rate": 0, "decision": 13, "reason": 14, "vote": 12, "schedule": 12,
-               "amount": 14, "description": 14},
-        minutes=(36, 44), total=79,
-        collide=ORIGINAL_ANSWERS + SECOND_ANSWERS
-        + [f"answers-fresh{k}.jsonl" for k in range(3, 11)]
-        + ["rate-tune.jsonl", "rate-heldout.jsonl", DEV],
-        shared_evidence=False, no_rate=True, expect_all_max=3, note_same_evidence=True),
+    later_set(11, "eleventh set", "p-", kinds={**LATER_KINDS, "decision": 13},
+              minutes=(36, 44), total=79),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 

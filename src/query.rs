@@ -261,18 +261,7 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
                 },
             },
             Some(((m, (d1, d2)), before)) if d2 <= days_in_month(y, m) => {
-                let date = |day| Date {
-                    year: y,
-                    month: m,
-                    day,
-                };
-                (
-                    MetadataHints {
-                        date_start: date(d1),
-                        date_end: date(d2),
-                    },
-                    before,
-                )
+                (days(y, m, d1, d2), before)
             }
             _ => match part_of_year(&words, i) {
                 Some((m1, m2, before)) => (range(y, m1, m2), before),

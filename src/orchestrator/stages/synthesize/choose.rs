@@ -212,15 +212,8 @@ mod tests {
     #[test]
     fn of_a_sentence_and_one_that_holds_it_the_shorter_is_shown() {
         let cand = |text: &str, hit: usize, score: f64| Candidate {
-            text: text.into(),
-            hit,
-            position: 0,
-            seq: 0,
-            cue: 0.0,
-            expansions: String::new(),
-            procedural: false,
             score,
-            vector: None,
+            ..Candidate::new(text, hit)
         };
         let cands = [
             cand("The Committee expects to begin implementing its balance sheet normalization program relatively soon. Voting for this action: Janet L. Yellen, William C. Dudley, Lael Brainard.", 0, 1.0),
@@ -234,17 +227,7 @@ mod tests {
     }
     #[test]
     fn a_roll_call_another_sentence_covers_gives_up_its_place() {
-        let cand = |text: &str| Candidate {
-            text: text.into(),
-            hit: 0,
-            position: 0,
-            seq: 0,
-            cue: 0.0,
-            expansions: String::new(),
-            procedural: false,
-            score: 0.0,
-            vector: None,
-        };
+        let cand = |text: &str| Candidate::new(text, 0);
         assert_eq!(
             roll_call_names("Voting against this action: Richard W. Fisher, Narayana Kocherlakota, and Charles I. Plosser."),
             Some(vec!["Fisher", "Kocherlakota", "Plosser"])
@@ -285,15 +268,8 @@ mod tests {
     #[test]
     fn a_dissenters_view_in_the_next_passage_follows_the_dissent() {
         let cand = |text: &str, hit: usize, position: usize| Candidate {
-            text: text.into(),
-            hit,
             position,
-            seq: 0,
-            cue: 0.0,
-            expansions: String::new(),
-            procedural: false,
-            score: 0.0,
-            vector: None,
+            ..Candidate::new(text, hit)
         };
         let hit = |document: &str| Hit {
             document: document.into(),
@@ -342,15 +318,9 @@ mod tests {
     #[test]
     fn a_sentence_leaning_on_the_one_before_brings_it_first() {
         let cand = |text: &str, hit: usize, seq: usize| Candidate {
-            text: text.into(),
-            hit,
             position: 100 * seq,
             seq,
-            cue: 0.0,
-            expansions: String::new(),
-            procedural: false,
-            score: 0.0,
-            vector: None,
+            ..Candidate::new(text, hit)
         };
         let cands = [
             cand(

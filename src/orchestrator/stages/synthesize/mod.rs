@@ -77,6 +77,24 @@ struct Candidate {
     vector: Option<Vec<f32>>,
 }
 
+impl Candidate {
+    /// A sentence of passage `hit` with nothing yet measured of it: no cue, no place in its
+    /// document, no score or vector.
+    fn new(text: impl Into<String>, hit: usize) -> Self {
+        Candidate {
+            text: text.into(),
+            hit,
+            position: 0,
+            seq: 0,
+            cue: 0.0,
+            expansions: String::new(),
+            procedural: false,
+            score: 0.0,
+            vector: None,
+        }
+    }
+}
+
 fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let retriever = &cx.retriever;
     let intent = work.plan.as_ref().map(|p| p.intent);
@@ -265,15 +283,8 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         };
         hits.push(m.previous_hit.clone());
         cands.push(Candidate {
-            text,
-            hit: hits.len() - 1,
-            position: 0,
-            seq: 0,
-            cue: 0.0,
-            expansions: String::new(),
-            procedural: false,
-            score: 0.0,
             vector,
+            ..Candidate::new(text, hits.len() - 1)
         });
         chosen.push((cands.len() - 1, Vec::new()));
     }

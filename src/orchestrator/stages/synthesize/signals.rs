@@ -564,15 +564,9 @@ mod tests {
     #[test]
     fn reasons_beside_the_action_asked_about_are_found() {
         let cand = |text: &str, hit: usize, position: usize, cue: f64| Candidate {
-            text: text.into(),
-            hit,
             position,
-            seq: 0,
             cue,
-            expansions: String::new(),
-            procedural: false,
-            score: 0.0,
-            vector: None,
+            ..Candidate::new(text, hit)
         };
         let hits = vec![
             Hit {
