@@ -1,7 +1,8 @@
 //! Evaluate: retrieval confidence from the calibrated relevance of the top results — the
 //! rank-weighted mean (0.5, 0.3, 0.2) of the three best, banded high ≥ 0.55, medium ≥ 0.40,
 //! low ≥ 0.25, insufficient below; a question naming one day whose best passage is of that
-//! day and shares a word with it besides the date is at least medium.
+//! day and shares a word with it besides the date is at least medium, and one naming a month
+//! whose best passage is of that month (and shares a word) is at least low.
 //!
 //! Slice: `mean_relevance`, `retrieval_confidence`, `top_relevance`, `reformulation_attempts`.
 //! Fact: `retrieval_level` (0–3). Confidence: the mean relevance.
@@ -43,9 +44,9 @@ impl Stage for Evaluate {
         top.sort_by(|a, b| b.total_cmp(a));
         top.truncate(TOP_WEIGHTS.len());
         let mean = weighted_top_mean(&top);
-        let named = named_meeting_found(cx.retriever.as_ref(), &text, work);
+        let named = named_meeting(cx.retriever.as_ref(), &text, work);
         let level = match RetrievalConfidence::from_relevance(mean) {
-            RetrievalConfidence::Insufficient | RetrievalConfidence::Low if named => {
+            RetrievalConfidence::Insufficient | RetrievalConfidence::Low if named.is_some() => {
                 RetrievalConfidence::Medium
             }
             l => l,
@@ -59,28 +60,40 @@ impl Stage for Evaluate {
             "retrieval_confidence": level,
             "top_relevance": top.iter().map(|x| r2(*x)).collect::<Vec<_>>(),
             "reformulation_attempts": r.reformulation_attempts,
-            "named_meeting_found": named,
+            "named_meeting_found": named.is_some(),
         }))
         .number("retrieval_level", level.level())
         .confidence(r2(mean)))
     }
 }
 
-/// Whether the question names one day and the best passage is of that day and shares a word
-/// with the question besides the date's ("why did they cut on jan 3, 2001?"). Such a question
-/// is about that meeting's documents, however few of its words they use: its retrieval is at
-/// least medium, so they are read and the answer's own confidence says how well they answer.
-/// The shared word keeps "what was the weather on 3 January 2001?" insufficient.
-fn named_meeting_found(retriever: &dyn Retriever, query: &str, work: &Work) -> bool {
-    let Some(hint) = work.date_hint().filter(|h| h.date_start == h.date_end) else {
-        return false;
+/// How precisely a question names the meeting its best passage is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// "why did they cut on jan 3, 2001?": the meeting itself.
+    Day,
+    /// "who dissented in December 2017?": a month holds one meeting, now and then two.
+    Month,
+}
+
+/// Whether the question names one day (or one month) and the best passage is of that day (or
+/// month) and shares a word with the question besides the date's ("why did they cut on jan 3,
+/// 2001?"). Such a question is about that meeting's documents, however few of its words they
+/// use: its retrieval is at least medium (low for a month, which may hold a second meeting),
+/// so they are read and the answer's own confidence says how well they answer. The shared word
+/// keeps "what was the weather on 3 January 2001?" insufficient.
+fn named_meeting(retriever: &dyn Retriever, query: &str, work: &Work) -> Option<Named> {
+    let hint = work.date_hint()?;
+    let best = work.retrieval.hits.first()?;
+    let date = best.date?;
+    let (start, end) = (hint.date_start, hint.date_end);
+    let named = if start == end && date == start {
+        Named::Day
+    } else if (start.year, start.month) == (end.year, end.month) && (start..=end).contains(&date) {
+        Named::Month
+    } else {
+        return None;
     };
-    let Some(best) = work.retrieval.hits.first() else {
-        return false;
-    };
-    if best.date != Some(hint.date_start) {
-        return false;
-    }
     let words: String = query
         .split_whitespace()
         .filter(|w| {
@@ -90,11 +103,9 @@ fn named_meeting_found(retriever: &dyn Retriever, query: &str, work: &Work) -> b
         .collect::<Vec<_>>()
         .join(" ");
     let q_terms = retriever.analyze(&words);
-    let Some(passage) = retriever.passage(&best.chunk_id) else {
-        return false;
-    };
+    let passage = retriever.passage(&best.chunk_id)?;
     let terms: HashSet<String> = retriever.analyze(&passage.text).into_iter().collect();
-    q_terms.iter().any(|t| terms.contains(t))
+    q_terms.iter().any(|t| terms.contains(t)).then_some(named)
 }
 
 /// Rank-weighted mean of the best relevances (missing ranks count as 0).
@@ -181,6 +192,62 @@ mod tests {
         assert_eq!(out.confidence, Some(0.7));
         assert_eq!(out.facts.get_number("retrieval_level"), Some(3.0));
         assert_eq!(work.retrieval.relevance.len(), 3);
+    }
+
+    #[test]
+    fn a_named_day_or_month_whose_meeting_was_found_is_read() {
+        let date = crate::corpus::Date::parse("2017-12-13");
+        let r: Arc<dyn Retriever> = Arc::new(MemoryRetriever::new(
+            vec![Passage::whole(
+                "m",
+                "2017-12-13_minutes.md",
+                date,
+                "Mr. Evans dissented because he preferred to pause the process of normalization.",
+            )],
+            RetrievalSettings {
+                candidates: 10,
+                rrf_k: 60.0,
+                recency_boost: 0.0,
+                recent_year_window: 3,
+            },
+        ));
+        for (question, named) in [
+            (
+                "Why did Evans dissent on December 13, 2017?",
+                Some(Named::Day),
+            ),
+            (
+                "One dissenter in December 2017 was Evans. Why?",
+                Some(Named::Month),
+            ),
+            (
+                "Why did Evans dissent in mid-December 2017?",
+                Some(Named::Month),
+            ),
+            // A year is not a meeting, a passage of another month (or of the month's first
+            // half, asked about its end) is not the one named, and a question sharing no word
+            // with the passage is not about it.
+            ("Why did Evans dissent in 2017?", None),
+            ("Why did Evans dissent in late December 2017?", None),
+            ("Why did Evans dissent in November 2017?", None),
+            ("What was the weather in December 2017?", None),
+        ] {
+            let cx = cx(Arc::clone(&r), question);
+            let mut work = Work {
+                plan: Some(crate::orchestrator::stages::plan::plan_for(&cx.input)),
+                ..Work::default()
+            };
+            work.retrieval.hits = vec![Hit {
+                chunk_id: "m".into(),
+                date,
+                ..Hit::default()
+            }];
+            assert_eq!(
+                named_meeting(r.as_ref(), question, &work),
+                named,
+                "{question}"
+            );
+        }
     }
 
     #[test]

@@ -58,6 +58,8 @@ impl Stage for Synthesize {
 
 /// Sentences more similar than this (word Jaccard) to one already chosen add nothing new.
 const MAX_OVERLAP: f64 = 0.6;
+/// Sentences a why may give beyond the three of other answers about one meeting.
+const REASON_EXTRA_SENTENCES: usize = 2;
 /// Passages of one named meeting read for its answer (the ranked ones first).
 const MEETING_PASSAGES: usize = 10;
 
@@ -112,9 +114,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let asks = classify(&crate::orchestrator::stages::decompose::question_of(
         cx, work,
     ));
-    // A why is often answered by more than one reason.
+    // A why is often answered by more than one reason, and the minutes spread a decision's
+    // reasons over several members' sentences.
     let max_sentences = if asks == Asks::Reason && !several {
-        max_sentences + 1
+        max_sentences + REASON_EXTRA_SENTENCES
     } else {
         max_sentences
     };
