@@ -191,13 +191,13 @@ pub fn classify(question: &str) -> Asks {
                 "explanation",
                 "what caused",
                 "attribut",
-                "on what grounds",
+                " grounds",
+                "worry",
                 "basis for",
                 "what factors",
                 "what worried",
                 "argument",
                 "warranting",
-                "grounds to",
                 "to achieve",
                 " explain ",
                 " worried about",
@@ -645,6 +645,15 @@ mod tests {
                 Asks::Decision,
             ),
             ("What drove the weaker spending in 2011?", Asks::Reason),
+            // A worry or grounds named beside the rate still ask why.
+            (
+                "What was the Committee's chief worry when it left rates alone in 2006?",
+                Asks::Reason,
+            ),
+            (
+                "What economic grounds did they give for holding the funds rate in 2019?",
+                Asks::Reason,
+            ),
             (
                 "what was behind the softer job market, per the minutes",
                 Asks::Reason,

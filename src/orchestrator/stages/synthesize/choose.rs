@@ -82,11 +82,18 @@ pub fn with_antecedents(
             continue;
         }
         let c = &cands[i];
+        // The sentence before it in its passage or, opening a paragraph ("In light of these
+        // developments, the Committee decided …"), the last of the paragraph before.
         let before = anaphora::leans_on_previous(&c.text, asks)
             .then(|| {
                 cands
                     .iter()
                     .position(|p| p.hit == c.hit && c.seq > 0 && p.seq == c.seq - 1)
+                    .or_else(|| {
+                        (c.seq == 0)
+                            .then(|| previous_in_document(cands, hits, i))
+                            .flatten()
+                    })
             })
             .flatten();
         if let Some(j) = before.filter(|j| !out.iter().any(|(k, _)| k == j)) {
@@ -128,6 +135,24 @@ fn next_in_document(cands: &[Candidate], hits: &[Hit], i: usize) -> Option<usize
                 && p.text != c.text
         })
         .min_by_key(|(_, p)| p.position)
+        .map(|(j, _)| j)
+}
+
+/// The candidate that precedes candidate `i` in its document (the last sentence of the
+/// paragraph before, when `i` opens one), beginning within [`CONTINUING_BYTES`] of it.
+fn previous_in_document(cands: &[Candidate], hits: &[Hit], i: usize) -> Option<usize> {
+    let c = &cands[i];
+    let document = &hits[c.hit].document;
+    cands
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            hits[p.hit].document == *document
+                && p.position < c.position
+                && c.position - p.position <= CONTINUING_BYTES
+                && p.text != c.text
+        })
+        .max_by_key(|(_, p)| p.position)
         .map(|(j, _)| j)
 }
 
@@ -366,6 +391,56 @@ mod tests {
         assert_eq!(
             with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, &hits, Asks::Vote, 3),
             vec![(0, vec![]), (1, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_conclusion_opening_a_paragraph_brings_the_one_before_it() {
+        let cand = |text: &str, hit: usize, seq: usize, position: usize| Candidate {
+            position,
+            seq,
+            ..Candidate::new(text, hit)
+        };
+        let hit = |document: &str| Hit {
+            document: document.into(),
+            ..Hit::default()
+        };
+        // Passages 0 and 1 are consecutive paragraphs of one document; 2 is another's.
+        let hits = [hit("s.md"), hit("s.md"), hit("t.md")];
+        let cands = [
+            cand("Spending has slowed.", 0, 0, 100),
+            cand("The crisis will weigh heavily on activity.", 0, 1, 400),
+            cand(
+                "In light of these developments, the Committee decided to hold.",
+                1,
+                0,
+                600,
+            ),
+            cand("Prices rose.", 2, 3, 550),
+        ];
+        // Asked why, the paragraph before gives the developments; asked what was decided, it
+        // is not needed.
+        assert_eq!(
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Reason, 1),
+            vec![(1, vec![]), (2, vec![])]
+        );
+        assert_eq!(
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, 1),
+            vec![(2, vec![])]
+        );
+        // Too far back, it is not the sentence the conclusion follows.
+        let far = [
+            cand("The crisis will weigh heavily on activity.", 0, 1, 400),
+            cand(
+                "In light of these developments, the Committee decided to hold.",
+                1,
+                0,
+                400 + 2000,
+            ),
+        ];
+        assert_eq!(
+            with_antecedents(vec![(1, vec![])], &far, &hits, Asks::Reason, 1),
+            vec![(1, vec![])]
         );
     }
 }
