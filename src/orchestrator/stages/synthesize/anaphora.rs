@@ -72,17 +72,67 @@ pub fn is_dissent(sentence: &str) -> bool {
     sentence.contains(" dissented")
 }
 
-/// Whether `sentence`, just after a dissent in its passage, goes on with the dissenter's view:
-/// it speaks of one person by pronoun ("He judged …", "Although risks had increased, she
-/// believed …", "In his view, …") and records no dissent of its own.
-pub fn continues_dissent(sentence: &str) -> bool {
+/// Whether `sentence`, just after `dissent` in its document, goes on with the dissenter's
+/// view: it speaks of one person by pronoun ("He judged …", "Although risks had increased, she
+/// believed …", "In his view, …") or by the title and name the dissent gave them ("Mr. Hoenig
+/// was concerned …"), and records no dissent of its own.
+pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
     let personal = sentence.split(|c: char| !c.is_alphanumeric()).any(|w| {
         matches!(
             w,
             "he" | "she" | "his" | "her" | "He" | "She" | "His" | "Her"
         )
     });
-    personal && !is_dissent(sentence)
+    let named = dissenter_names(dissent).iter().any(|name| {
+        SINGLE_TITLES
+            .iter()
+            .any(|t| sentence.contains(&format!("{t} {name}")))
+    });
+    (personal || named) && !is_dissent(sentence)
+}
+
+/// Titles the minutes give one member by.
+const SINGLE_TITLES: &[&str] = &["Mr.", "Ms.", "Mrs.", "President", "Governor"];
+
+/// The surnames a dissent gives after a title ("Messrs. Evans and Kashkari dissented" gives
+/// Evans, Kashkari; "President George dissented" gives George), or as the subject of
+/// "dissented" (a passage may begin at "Hoenig dissented", its title left in the one before).
+fn dissenter_names(dissent: &str) -> Vec<&str> {
+    let words: Vec<&str> = dissent.split_whitespace().collect();
+    let mut names = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if *w == "dissented" {
+            if let Some(subject) = i.checked_sub(1).map(|j| words[j]) {
+                if subject.chars().next().is_some_and(char::is_uppercase)
+                    && !names.contains(&subject)
+                {
+                    names.push(subject);
+                }
+            }
+        }
+        let title = SINGLE_TITLES.contains(w)
+            || matches!(*w, "Messrs." | "Mses." | "Presidents" | "Governors");
+        if !title {
+            continue;
+        }
+        for next in &words[i + 1..] {
+            if *next == "and" {
+                continue;
+            }
+            let name = next
+                .trim_end_matches([',', '.', ';'])
+                .trim_end_matches("'s")
+                .trim_end_matches("\u{2019}s");
+            if !name.chars().next().is_some_and(char::is_uppercase) {
+                break;
+            }
+            names.push(name);
+            if name.len() != next.len() && !next.ends_with(',') {
+                break;
+            }
+        }
+    }
+    names
 }
 
 fn capitalised(s: &str) -> String {
@@ -118,20 +168,49 @@ mod tests {
 
     #[test]
     fn a_dissenters_view_goes_on_in_the_sentences_that_speak_of_them() {
-        assert!(is_dissent("Mr. Plosser dissented for two reasons."));
+        let dissent = "Mr. Plosser dissented for two reasons.";
+        assert!(is_dissent(dissent));
         assert!(continues_dissent(
-            "He believed that the Committee's policy guidance should be more data dependent."
+            "He believed that the Committee's policy guidance should be more data dependent.",
+            dissent
         ));
         assert!(continues_dissent(
-            "Although risks to the global economy had increased, she believed that policy should respond."
+            "Although risks to the global economy had increased, she believed that policy should respond.",
+            dissent
         ));
-        assert!(continues_dissent("In his view, inflation would rise."));
-        // Another member's dissent is not this one's view; nor is a sentence about the economy.
+        assert!(continues_dissent(
+            "In his view, inflation would rise.",
+            dissent
+        ));
+        // The dissenter named again, by the title the dissent gave.
+        assert!(continues_dissent(
+            "Mr. Plosser was concerned that the guidance limited the Committee's flexibility.",
+            dissent
+        ));
+        let two = "Messrs. Evans and Kashkari dissented because they preferred to hold.";
+        assert_eq!(dissenter_names(two), vec!["Evans", "Kashkari"]);
+        // A dissent whose title was cut off still names its subject.
+        assert!(continues_dissent(
+            "Mr. Hoenig was concerned about imbalances.",
+            "Hoenig dissented because he believed the guidance no longer advisable."
+        ));
+        assert!(continues_dissent(
+            "In Mr. Evans's view, it was important to pause.",
+            two
+        ));
+        // Another member's dissent is not this one's view; nor is a sentence about the economy
+        // or another member.
         assert!(!continues_dissent(
-            "Mr. Kocherlakota dissented because he believed that the statement was too hawkish."
+            "Mr. Kocherlakota dissented because he believed that the statement was too hawkish.",
+            dissent
         ));
         assert!(!continues_dissent(
-            "The Committee's projections were little changed; the heron's habitat shrank."
+            "The Committee's projections were little changed; the heron's habitat shrank.",
+            dissent
+        ));
+        assert!(!continues_dissent(
+            "Mr. Lacker noted that the projections were little changed.",
+            dissent
         ));
     }
 

@@ -106,7 +106,7 @@ pub fn with_antecedents(
             let mut at = i;
             for _ in 0..MAX_CONTINUING {
                 match next_in_document(cands, hits, at) {
-                    Some(j) if anaphora::continues_dissent(&cands[j].text) => {
+                    Some(j) if anaphora::continues_dissent(&cands[j].text, &c.text) => {
                         if !out.iter().any(|(k, _)| *k == j) {
                             out.push((j, Vec::new()));
                         }
