@@ -10,21 +10,36 @@ pub fn sentences(text: &str) -> Vec<&str> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     for (k, &(i, ch)) in chars.iter().enumerate() {
         let next = chars.get(k + 1).map(|c| c.1);
-        let end = i + ch.len_utf8();
+        let mut end = i + ch.len_utf8();
         let boundary = match ch {
             '.' | '?' | '!' => {
+                // A closing quotation mark after the stop ends the sentence with it ("… for an
+                // extended period." Mr. Hoenig was concerned …).
+                let quote = next.filter(|c| matches!(c, '"' | '\u{201D}' | '\u{2019}'));
+                let skip = usize::from(quote.is_some());
+                let after = chars.get(k + 1 + skip).map(|c| c.1);
                 let prev = k.checked_sub(1).map(|j| chars[j].1);
                 let prev2 = k.checked_sub(2).map(|j| chars[j].1);
                 let initial = ch == '.'
                     && prev.is_some_and(|p| p.is_uppercase())
                     && prev2.is_none_or(|p| !p.is_alphanumeric());
                 let abbreviation = ch == '.' && is_abbreviation(&text[..i]);
-                let next_word = chars[k + 1..]
+                let next_word = chars[k + 1 + skip..]
                     .iter()
                     .map(|c| c.1)
                     .find(|c| !c.is_whitespace());
                 let lower_next = ch == '.' && next_word.is_some_and(char::is_lowercase);
-                next.is_none_or(char::is_whitespace) && !initial && !abbreviation && !lower_next
+                let ends = after.is_none_or(char::is_whitespace)
+                    && !initial
+                    && !abbreviation
+                    && !lower_next;
+                if let (true, Some(q)) = (ends, quote) {
+                    // An answer's markers after the quotation mark are its sentence's ("… was
+                    // “somewhat elevated.” [3] To further …").
+                    end += q.len_utf8();
+                    end += trailing_markers(&text[end..]);
+                }
+                ends
             }
             '\n' => next == Some('\n'),
             _ => false,
@@ -36,6 +51,27 @@ pub fn sentences(text: &str) -> Vec<&str> {
     }
     push(&mut out, &text[start..]);
     out
+}
+
+/// The length of the citation markers (` [3][4]`) that open `rest`, with the space before them;
+/// 0 if it opens with none.
+fn trailing_markers(rest: &str) -> usize {
+    let body = rest.trim_start_matches(' ');
+    let mut len = 0;
+    let mut tail = body;
+    while let Some(inner) = tail.strip_prefix('[') {
+        let digits = inner.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 || !inner[digits..].starts_with(']') {
+            break;
+        }
+        len += digits + 2;
+        tail = &inner[digits + 1..];
+    }
+    if len == 0 {
+        0
+    } else {
+        rest.len() - body.len() + len
+    }
 }
 
 /// Abbreviations after which a full stop does not end a sentence.
@@ -310,6 +346,31 @@ mod tests {
                 "Why?",
                 "Yes",
                 "Next para"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_closing_quotation_mark_ends_the_sentence_with_it() {
+        let s = sentences(
+            "He opposed \"an extended period.\" Mr. Hoenig was concerned. They said \u{201C}soon.\u{201D} It was. A \"quote.\"and more",
+        );
+        assert_eq!(
+            s,
+            vec![
+                "He opposed \"an extended period.\"",
+                "Mr. Hoenig was concerned.",
+                "They said \u{201C}soon.\u{201D}",
+                "It was.",
+                "A \"quote.\"and more"
+            ]
+        );
+        // An answer's markers after the quotation mark stay with its sentence.
+        assert_eq!(
+            sentences("It was \u{201C}elevated.\u{201D} [3][4] To further it [5]."),
+            vec![
+                "It was \u{201C}elevated.\u{201D} [3][4]",
+                "To further it [5]."
             ]
         );
     }
