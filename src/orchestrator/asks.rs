@@ -46,9 +46,15 @@ const SET_ASIDE: &[&str] = &[
 /// The clause a question sets aside ("cutting rates" in "apart from cutting rates, what …"),
 /// lower case, up to the next punctuation.
 pub fn set_aside(lower: &str) -> Option<&str> {
-    let (at, len) = SET_ASIDE
-        .iter()
-        .find_map(|m| lower.find(m).map(|i| (i, m.len())))?;
+    // "Beyond" sets aside only as the opening of a clause before the question ("beyond
+    // setting the target, what …?"); "beyond what date did they extend it?" asks for the date.
+    let opening = (lower.trim_start().starts_with("beyond ") && lower.contains(','))
+        .then(|| (lower.len() - lower.trim_start().len(), "beyond ".len()));
+    let (at, len) = opening.or_else(|| {
+        SET_ASIDE
+            .iter()
+            .find_map(|m| lower.find(m).map(|i| (i, m.len())))
+    })?;
     lower[at + len..].split([',', ';', '?', '.']).next()
 }
 
@@ -529,6 +535,27 @@ mod tests {
         assert!(!asks_new(
             "What did the minutes say about the New York Fed?"
         ));
+    }
+
+    #[test]
+    fn a_clause_set_aside_is_found() {
+        assert_eq!(
+            set_aside("apart from cutting rates, what did the fed commit to?"),
+            Some("cutting rates")
+        );
+        assert_eq!(
+            set_aside("beyond setting the new target range on 16 december 2008, what pledge?"),
+            Some("setting the new target range on 16 december 2008")
+        );
+        // Asking what lies past a date, "beyond" sets nothing aside.
+        assert_eq!(
+            set_aside("beyond what date did the board decline to extend the facility?"),
+            None
+        );
+        assert_eq!(
+            set_aside("the board did not extend the facility beyond which date?"),
+            None
+        );
     }
 
     #[test]

@@ -157,6 +157,9 @@ fn without_heading(t: &str) -> &str {
         let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
         letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
     };
+    if let Some(at) = glued_heading_end(&words) {
+        return &t[at..];
+    }
     let caps = words.iter().take_while(|(_, w)| is_caps(w)).count();
     if caps < 3 || caps == words.len() {
         return t;
@@ -173,6 +176,61 @@ fn without_heading(t: &str) -> &str {
         Some((at, w)) if w.chars().next().is_some_and(char::is_uppercase) => &t[*at..],
         _ => t,
     }
+}
+
+/// Words that open a sentence run into a title-case heading before them ("Staff Review of the
+/// Financial SituationThe information …", "Committee Policy ActionIn the …").
+const GLUED_OPENERS: &[&str] = &[
+    "The",
+    "In",
+    "By",
+    "At",
+    "On",
+    "Staff",
+    "Information",
+    "Participants",
+    "Members",
+    "With",
+    "Over",
+    "Since",
+    "Against",
+    "It",
+    "This",
+    "After",
+    "During",
+    "Following",
+    "Consistent",
+    "According",
+    "Under",
+];
+
+/// Where the sentence starts when a title-case heading of at least two words runs into its
+/// first word with no space ("Notation VoteBy notation vote …"): at that word's opener.
+fn glued_heading_end(words: &[(usize, &str)]) -> Option<usize> {
+    let title_case = |w: &str| {
+        w.chars().next().is_some_and(char::is_uppercase)
+            || matches!(w, "of" | "the" | "and" | "on" | "for" | "in" | "to")
+    };
+    for (k, (at, w)) in words.iter().enumerate().take(12) {
+        if !title_case(w) {
+            return None;
+        }
+        if k == 0 {
+            continue;
+        }
+        let split = GLUED_OPENERS.iter().find_map(|o| {
+            let i = w.len().checked_sub(o.len())?;
+            let rest = w.get(i..)?;
+            let next = w[..i].chars().last()?;
+            // The opener is a whole word: it ends the heading's last word, lower case before it.
+            (i >= 4 && rest.starts_with(o) && rest.len() == o.len() && next.is_lowercase())
+                .then_some(i)
+        });
+        if let Some(i) = split {
+            return Some(at + i);
+        }
+    }
+    None
 }
 
 /// `<b>`, `</p>`, `<br/>`: anything that looks like an HTML tag.
@@ -331,6 +389,20 @@ mod tests {
             "FOMC ECB SNB swap lines"
         );
         assert_eq!(clean_sentence("POLICY REVIEW NOTES"), "POLICY REVIEW NOTES");
+        // A title-case heading run into the first word, with no space.
+        assert_eq!(
+            clean_sentence("Staff Review of the Financial SituationThe decisions were expected."),
+            "The decisions were expected."
+        );
+        assert_eq!(
+            clean_sentence("Notation VoteBy notation vote, the minutes were approved."),
+            "By notation vote, the minutes were approved."
+        );
+        // A name with a capital inside it is not a heading.
+        assert_eq!(
+            clean_sentence("The BlackRock fund and Mr. McTeer In turn spoke."),
+            "The BlackRock fund and Mr. McTeer In turn spoke."
+        );
     }
 
     #[test]
