@@ -298,6 +298,11 @@ pub fn classify(question: &str) -> Asks {
             return Asks::Description;
         }
     }
+    // "How did the FOMC contrast consumers and businesses when it cut rates?": asked to
+    // describe, the rate move only dates the question.
+    if any(q, &["describe", "characteri", " contrast"]) && !any(q, &["how much", "what target"]) {
+        return Asks::Description;
+    }
     let policy_rate = any(
         q,
         &[
@@ -672,6 +677,10 @@ mod tests {
                 Asks::Decision,
             ),
             ("What drove the weaker spending in 2011?", Asks::Reason),
+            (
+                "How did the Committee characterise spending when it raised rates in 2005?",
+                Asks::Description,
+            ),
             // A worry or grounds named beside the rate still ask why.
             (
                 "What was the Committee's chief worry when it left rates alone in 2006?",
