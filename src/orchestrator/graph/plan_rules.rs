@@ -148,7 +148,16 @@ fn vote_with_detail(parts: &[String]) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return false;
     };
-    VOTE.iter().any(|v| first.contains(v)) && rest.iter().all(|p| asks_vote_detail(p))
+    // A part that speaks of the dissenter by pronoun ("what phrase did he suggest?") asks about
+    // the dissent too.
+    let of_the_dissenter = |p: &str| {
+        p.split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "he" | "she" | "his" | "her" | "him"))
+    };
+    VOTE.iter().any(|v| first.contains(v))
+        && rest
+            .iter()
+            .all(|p| asks_vote_detail(p) || of_the_dissenter(p))
 }
 
 /// The mentions, with repeats of the same range dropped.
@@ -596,6 +605,7 @@ mod tests {
             // subject is two.
             ("Who voted against in May 2019, and what did she prefer?", Factual),
             ("Who dissented in May 2019, and when did the runoff end?", MultiPart),
+            ("The minutes record a dissent in March 2010. Who was it, and what wording did he suggest for the guidance?", Factual),
         ] {
             assert_eq!(intent(q), i, "{q}");
         }
