@@ -276,7 +276,28 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
         });
     }
     days_of_the_named_year(&words, &mut out);
+    without_enclosing_years(&mut out);
     out
+}
+
+/// "The 2017 hurricanes … in its September 2017 statement": a whole year that holds another
+/// mention's narrower date is what dates that one, not a period the question asks about.
+fn without_enclosing_years(mentions: &mut Vec<DateMention>) {
+    let holds_narrower = |m: &DateMention, all: &[DateMention]| {
+        let year = m.range.date_start.year;
+        m.range == range(year, 1, 12)
+            && all.iter().any(|o| {
+                o.range != m.range
+                    && o.range.date_start.year == year
+                    && o.range.date_end.year == year
+            })
+    };
+    let keep: Vec<bool> = mentions
+        .iter()
+        .map(|m| !holds_narrower(m, mentions))
+        .collect();
+    let mut k = keep.iter();
+    mentions.retain(|_| k.next().copied().unwrap_or(true));
 }
 
 /// "The last cut of 2001, on December 11": a day named without its year, in a question that
@@ -385,6 +406,20 @@ mod tests {
         assert_eq!(spans("Compare June 2004 and June 2006").len(), 2);
         assert_eq!(spans("Compare January and June 2018").len(), 1);
         assert_eq!(spans("Compare January and June 2018")[0].1, "2018-06-01");
+    }
+
+    #[test]
+    fn a_year_that_dates_a_narrower_mention_gives_way_to_it() {
+        let m =
+            spans("How did the FOMC describe the 2017 hurricanes in its September 2017 statement?");
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (m[0].1.as_str(), m[0].2.as_str()),
+            ("2017-09-01", "2017-09-30")
+        );
+        // Another year, or a year alone, stays.
+        assert_eq!(spans("Compare 2016 with September 2017").len(), 2);
+        assert_eq!(spans("What happened in 2017?").len(), 1);
     }
 
     #[test]

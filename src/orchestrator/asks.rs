@@ -46,6 +46,16 @@ const SET_ASIDE: &[&str] = &[
 /// The clause a question sets aside ("cutting rates" in "apart from cutting rates, what …"),
 /// lower case, up to the next punctuation.
 pub fn set_aside(lower: &str) -> Option<&str> {
+    // "Leaving Bullard aside, why did the other two dissent?"
+    if let Some(rest) = lower.trim_start().strip_prefix("leaving ") {
+        if let Some(clause) = rest
+            .split(',')
+            .next()
+            .and_then(|c| c.strip_suffix(" aside"))
+        {
+            return Some(clause);
+        }
+    }
     // "Beyond" sets aside only as the opening of a clause before the question ("beyond
     // setting the target, what …?"); "beyond what date did they extend it?" asks for the date.
     let opening = (lower.trim_start().starts_with("beyond ") && lower.contains(','))
@@ -551,6 +561,10 @@ mod tests {
         assert_eq!(
             set_aside("beyond setting the new target range on 16 december 2008, what pledge?"),
             Some("setting the new target range on 16 december 2008")
+        );
+        assert_eq!(
+            set_aside("leaving bullard aside, why did the other two dissent?"),
+            Some("bullard")
         );
         // Asking what lies past a date, "beyond" sets nothing aside.
         assert_eq!(
