@@ -141,6 +141,9 @@ SETS = [
     # ran on it.
     later_set(12, "twelfth set", "q-", kinds={**LATER_KINDS, "vote": 11},
               minutes=(36, 44), total=79),
+    # The thirteenth: the twelfth's brief, 18-24 of each writer's 40 from the minutes, every
+    # evidence within one paragraph.
+    later_set(13, "thirteenth set", "r-", minutes=(36, 48)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
