@@ -54,9 +54,29 @@ const CONCLUDING: &[&str] = &[
     "In light of this",
 ];
 
+/// Openers of the other half of a contrast the sentence before began ("If progress is faster,
+/// increases come sooner. Conversely, if it is slower, they come later."): each half needs the
+/// other.
+const CONVERSE: &[&str] = &[
+    "Conversely",
+    "On the other hand",
+    "By contrast",
+    "In contrast",
+];
+
+/// Whether `sentence` opens the other half of the contrast the sentence before it began.
+pub fn completes_previous(sentence: &str) -> bool {
+    let s = sentence.trim_start_matches(['"', '\u{201C}', ' ']);
+    CONVERSE.iter().any(|o| s.starts_with(o))
+}
+
 /// Whether `sentence` needs the sentence before it to answer a question asking `asks`: a
-/// pronoun for one person always does; a conclusion does when the question asks why.
+/// pronoun for one person, or the other half of a contrast, always does; a conclusion does when
+/// the question asks why.
 pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
+    if completes_previous(sentence) {
+        return true;
+    }
     let s = sentence.trim_start_matches(['"', '\u{201C}', ' ']);
     let rest = ADDING
         .iter()
@@ -211,6 +231,16 @@ mod tests {
         assert!(!continues_dissent(
             "Mr. Lacker noted that the projections were little changed.",
             dissent
+        ));
+    }
+
+    #[test]
+    fn the_other_half_of_a_contrast_leans_on_the_first() {
+        let s = "Conversely, if progress proves slower than expected, increases are likely later.";
+        assert!(completes_previous(s));
+        assert!(leans_on_previous(s, Asks::Decision));
+        assert!(!completes_previous(
+            "Consumer spending rose; by contrast, investment fell."
         ));
     }
 

@@ -101,6 +101,15 @@ pub fn with_antecedents(
         }
         out.push((i, support));
         counted += 1;
+        // The first half of a contrast is followed by its other half ("Conversely, …"), in its
+        // passage or the next.
+        if let Some(j) = next_in_document(cands, hits, i)
+            .filter(|&j| anaphora::completes_previous(&cands[j].text))
+        {
+            if !out.iter().any(|(k, _)| *k == j) {
+                out.push((j, Vec::new()));
+            }
+        }
         // Asked about a vote, a dissent is followed by the dissenter's view.
         if asks == Asks::Vote && anaphora::is_dissent(&c.text) {
             let mut at = i;
@@ -391,6 +400,40 @@ mod tests {
         assert_eq!(
             with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, &hits, Asks::Vote, 3),
             vec![(0, vec![]), (1, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_contrast_comes_with_both_halves() {
+        let cand = |text: &str, seq: usize| Candidate {
+            position: 100 * seq,
+            seq,
+            ..Candidate::new(text, 0)
+        };
+        let hits = [Hit {
+            document: "s.md".into(),
+            ..Hit::default()
+        }];
+        let cands = [
+            cand("If progress is faster, increases will come sooner.", 0),
+            cand(
+                "Conversely, if progress is slower, increases will come later.",
+                1,
+            ),
+            cand("Inflation is low.", 2),
+        ];
+        // Either half chosen brings the other, in the document's order.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, 1),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        assert_eq!(
+            with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, 1),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        assert_eq!(
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, 1),
+            vec![(2, vec![])]
         );
     }
 
