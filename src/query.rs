@@ -281,16 +281,24 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
 }
 
 /// "The 2017 hurricanes … in its September 2017 statement": a whole year that holds another
-/// mention's narrower date is what dates that one, not a period the question asks about.
+/// mention's narrower date is what dates that one, not a period the question asks about; so is
+/// a later year beside a named meeting ("besides the mid-2013 guidance, what did the August 9,
+/// 2011 statement say …?": a horizon the meeting spoke of).
 fn without_enclosing_years(mentions: &mut Vec<DateMention>) {
     let holds_narrower = |m: &DateMention, all: &[DateMention]| {
         let year = m.range.date_start.year;
-        m.range == range(year, 1, 12)
-            && all.iter().any(|o| {
-                o.range != m.range
-                    && o.range.date_start.year == year
-                    && o.range.date_end.year == year
-            })
+        let whole_year = m.range == range(year, 1, 12);
+        let months = m.range.date_start.month != m.range.date_end.month;
+        all.iter().any(|o| {
+            let (a, b) = (o.range.date_start, o.range.date_end);
+            let narrower = a.year == b.year && o.range != range(a.year, 1, 12);
+            // A meeting's day or two ("August 9, 2011", "January 29-30, 2008").
+            let meeting = a.month == b.month && b.day.saturating_sub(a.day) <= 1;
+            o.range != m.range
+                && narrower
+                && ((whole_year && a.year == year)
+                    || (months && m.range.date_end.year == year && meeting && a.year < year))
+        })
     };
     let keep: Vec<bool> = mentions
         .iter()
@@ -417,8 +425,12 @@ mod tests {
             (m[0].1.as_str(), m[0].2.as_str()),
             ("2017-09-01", "2017-09-30")
         );
+        // A later year beside a named day is a horizon the meeting spoke of.
+        let m = spans("Besides the mid-2013 guidance, what did the August 9, 2011 statement say?");
+        assert_eq!((m.len(), m[0].1.as_str()), (1, "2011-08-09"));
         // Another year, or a year alone, stays.
         assert_eq!(spans("Compare 2016 with September 2017").len(), 2);
+        assert_eq!(spans("Compare March 3, 2016 with 2015").len(), 2);
         assert_eq!(spans("What happened in 2017?").len(), 1);
     }
 
