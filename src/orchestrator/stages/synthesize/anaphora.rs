@@ -84,8 +84,13 @@ pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
         .map(capitalised)
         .unwrap_or_else(|| s.to_string());
     let starts = |openers: &[&str]| openers.iter().any(|o| rest.starts_with(o));
-    starts(PERSONAL) || (asks == Asks::Reason && starts(CONCLUDING))
+    // Asked why, "Moreover, …" gives a further reason: the first is the sentence before.
+    let further = s.len() != rest.len() && FURTHER.iter().any(|o| s.starts_with(o));
+    starts(PERSONAL) || (asks == Asks::Reason && (starts(CONCLUDING) || further))
 }
+
+/// Connectives that add a further point to the one before.
+const FURTHER: &[&str] = &["Moreover, ", "Furthermore, ", "In addition, ", "Also, "];
 
 /// Whether `sentence` records a member's dissent ("Mr. X dissented because …").
 pub fn is_dissent(sentence: &str) -> bool {
@@ -231,6 +236,17 @@ mod tests {
         assert!(!continues_dissent(
             "Mr. Lacker noted that the projections were little changed.",
             dissent
+        ));
+    }
+
+    #[test]
+    fn a_further_reason_leans_on_the_first_when_the_question_asks_why() {
+        let s = "Moreover, a larger cut might be read as a sign of more concern.";
+        assert!(leans_on_previous(s, Asks::Reason));
+        assert!(!leans_on_previous(s, Asks::Decision));
+        assert!(!leans_on_previous(
+            "However, a larger cut might be read as a sign of more concern.",
+            Asks::Reason
         ));
     }
 
