@@ -127,11 +127,17 @@ fn dissenter_names(dissent: &str) -> Vec<&str> {
     let mut names = Vec::new();
     for (i, w) in words.iter().enumerate() {
         if *w == "dissented" {
-            if let Some(subject) = i.checked_sub(1).map(|j| words[j]) {
-                if subject.chars().next().is_some_and(char::is_uppercase)
-                    && !names.contains(&subject)
-                {
-                    names.push(subject);
+            // The subject, a list of names: "Fisher, Kocherlakota, and Plosser dissented".
+            for subject in words[..i].iter().rev() {
+                if *subject == "and" {
+                    continue;
+                }
+                let name = subject.trim_end_matches(',');
+                if !name.chars().next().is_some_and(char::is_uppercase) || name.ends_with('.') {
+                    break;
+                }
+                if !names.contains(&name) {
+                    names.push(name);
                 }
             }
         }
@@ -214,6 +220,11 @@ mod tests {
         ));
         let two = "Messrs. Evans and Kashkari dissented because they preferred to hold.";
         assert_eq!(dissenter_names(two), vec!["Evans", "Kashkari"]);
+        // Every name of a list that dissented.
+        assert!(continues_dissent(
+            "Mr. Fisher felt that nonmonetary factors were restraining growth.",
+            "Fisher, Kocherlakota, and Plosser dissented because they preferred the old wording."
+        ));
         // A dissent whose title was cut off still names its subject.
         assert!(continues_dissent(
             "Mr. Hoenig was concerned about imbalances.",
