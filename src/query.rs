@@ -276,20 +276,20 @@ pub fn date_mentions(lower: &str) -> Vec<DateMention> {
         });
     }
     days_of_the_named_year(&words, &mut out);
-    without_enclosing_years(&mut out);
+    without_dating_periods(&mut out);
     out
 }
 
 /// "The 2017 hurricanes … in its September 2017 statement": a whole year that holds another
 /// mention's narrower date is what dates that one, not a period the question asks about; so is
-/// a later year beside a named meeting ("besides the mid-2013 guidance, what did the August 9,
-/// 2011 statement say …?": a horizon the meeting spoke of).
-fn without_enclosing_years(mentions: &mut Vec<DateMention>) {
-    let holds_narrower = |m: &DateMention, all: &[DateMention]| {
+/// a later period within one year beside a named meeting ("besides the mid-2013 guidance, what
+/// did the August 9, 2011 statement say …?": a horizon the meeting spoke of).
+fn without_dating_periods(mentions: &mut Vec<DateMention>) {
+    let only_dates = |m: &DateMention| {
         let year = m.range.date_start.year;
         let whole_year = m.range == range(year, 1, 12);
         let months = m.range.date_start.month != m.range.date_end.month;
-        all.iter().any(|o| {
+        mentions.iter().any(|o| {
             let (a, b) = (o.range.date_start, o.range.date_end);
             let narrower = a.year == b.year && o.range != range(a.year, 1, 12);
             // A meeting's day or two ("August 9, 2011", "January 29-30, 2008").
@@ -300,12 +300,9 @@ fn without_enclosing_years(mentions: &mut Vec<DateMention>) {
                     || (months && m.range.date_end.year == year && meeting && a.year < year))
         })
     };
-    let keep: Vec<bool> = mentions
-        .iter()
-        .map(|m| !holds_narrower(m, mentions))
-        .collect();
-    let mut k = keep.iter();
-    mentions.retain(|_| k.next().copied().unwrap_or(true));
+    let dating: Vec<bool> = mentions.iter().map(only_dates).collect();
+    let mut dating = dating.into_iter();
+    mentions.retain(|_| !dating.next().unwrap_or(false));
 }
 
 /// "The last cut of 2001, on December 11": a day named without its year, in a question that

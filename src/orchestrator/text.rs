@@ -218,13 +218,10 @@ fn glued_heading_end(words: &[(usize, &str)]) -> Option<usize> {
         if k == 0 {
             continue;
         }
+        // The opener ends the heading's last word, a lower-case letter before it.
         let split = GLUED_OPENERS.iter().find_map(|o| {
-            let i = w.len().checked_sub(o.len())?;
-            let rest = w.get(i..)?;
-            let next = w[..i].chars().last()?;
-            // The opener is a whole word: it ends the heading's last word, lower case before it.
-            (i >= 4 && rest.starts_with(o) && rest.len() == o.len() && next.is_lowercase())
-                .then_some(i)
+            let head = w.strip_suffix(o)?;
+            (head.len() >= 4 && head.chars().last()?.is_lowercase()).then_some(head.len())
         });
         if let Some(i) = split {
             return Some(at + i);

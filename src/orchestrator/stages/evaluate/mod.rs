@@ -1,8 +1,7 @@
 //! Evaluate: retrieval confidence from the calibrated relevance of the top results — the
 //! rank-weighted mean (0.5, 0.3, 0.2) of the three best, banded high ≥ 0.55, medium ≥ 0.40,
 //! low ≥ 0.25, insufficient below; a question naming one day whose best passage is of that
-//! day and shares a word with it besides the date is at least medium, and one naming a month
-//! whose best passage is of that month (and shares a word) is at least low.
+//! day (or one month) and shares a word with it besides the date is at least medium.
 //!
 //! Slice: `mean_relevance`, `retrieval_confidence`, `top_relevance`, `reformulation_attempts`.
 //! Fact: `retrieval_level` (0–3). Confidence: the mean relevance.
@@ -44,9 +43,9 @@ impl Stage for Evaluate {
         top.sort_by(|a, b| b.total_cmp(a));
         top.truncate(TOP_WEIGHTS.len());
         let mean = weighted_top_mean(&top);
-        let named = named_meeting(cx.retriever.as_ref(), &text, work);
+        let named = named_meeting_found(cx.retriever.as_ref(), &text, work);
         let level = match RetrievalConfidence::from_relevance(mean) {
-            RetrievalConfidence::Insufficient | RetrievalConfidence::Low if named.is_some() => {
+            RetrievalConfidence::Insufficient | RetrievalConfidence::Low if named => {
                 RetrievalConfidence::Medium
             }
             l => l,
@@ -60,40 +59,28 @@ impl Stage for Evaluate {
             "retrieval_confidence": level,
             "top_relevance": top.iter().map(|x| r2(*x)).collect::<Vec<_>>(),
             "reformulation_attempts": r.reformulation_attempts,
-            "named_meeting_found": named.is_some(),
+            "named_meeting_found": named,
         }))
         .number("retrieval_level", level.level())
         .confidence(r2(mean)))
     }
 }
 
-/// How precisely a question names the meeting its best passage is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Named {
-    /// "why did they cut on jan 3, 2001?": the meeting itself.
-    Day,
-    /// "who dissented in December 2017?": a month holds one meeting, now and then two.
-    Month,
-}
-
-/// Whether the question names one day (or one month) and the best passage is of that day (or
-/// month) and shares a word with the question besides the date's ("why did they cut on jan 3,
-/// 2001?"). Such a question is about that meeting's documents, however few of its words they
-/// use: its retrieval is at least medium (low for a month, which may hold a second meeting),
-/// so they are read and the answer's own confidence says how well they answer. The shared word
-/// keeps "what was the weather on 3 January 2001?" insufficient.
-fn named_meeting(retriever: &dyn Retriever, query: &str, work: &Work) -> Option<Named> {
-    let hint = work.date_hint()?;
-    let best = work.retrieval.hits.first()?;
-    let date = best.date?;
-    let (start, end) = (hint.date_start, hint.date_end);
-    let named = if start == end && date == start {
-        Named::Day
-    } else if (start.year, start.month) == (end.year, end.month) && (start..=end).contains(&date) {
-        Named::Month
-    } else {
-        return None;
+/// Whether the question names one day or one month ("why did they cut on jan 3, 2001?", "who
+/// dissented in December 2017?") and the best passage is of it and shares a word with the
+/// question besides the date's. Such a question is about that meeting's documents, however few
+/// of its words they use: its retrieval is at least medium, so they are read and the answer's
+/// own confidence says how well they answer. The shared word keeps "what was the weather on 3
+/// January 2001?" insufficient.
+fn named_meeting_found(retriever: &dyn Retriever, query: &str, work: &Work) -> bool {
+    let (Some(hint), Some(best)) = (work.date_hint(), work.retrieval.hits.first()) else {
+        return false;
     };
+    let (start, end) = (hint.date_start, hint.date_end);
+    let one_month = (start.year, start.month) == (end.year, end.month);
+    if !one_month || !best.date.is_some_and(|d| (start..=end).contains(&d)) {
+        return false;
+    }
     let words: String = query
         .split_whitespace()
         .filter(|w| {
@@ -103,9 +90,11 @@ fn named_meeting(retriever: &dyn Retriever, query: &str, work: &Work) -> Option<
         .collect::<Vec<_>>()
         .join(" ");
     let q_terms = retriever.analyze(&words);
-    let passage = retriever.passage(&best.chunk_id)?;
+    let Some(passage) = retriever.passage(&best.chunk_id) else {
+        return false;
+    };
     let terms: HashSet<String> = retriever.analyze(&passage.text).into_iter().collect();
-    q_terms.iter().any(|t| terms.contains(t)).then_some(named)
+    q_terms.iter().any(|t| terms.contains(t))
 }
 
 /// Rank-weighted mean of the best relevances (missing ranks count as 0).
@@ -151,6 +140,15 @@ mod tests {
     use crate::orchestrator::stage::testing::cx;
     use std::sync::Arc;
 
+    fn settings() -> RetrievalSettings {
+        RetrievalSettings {
+            candidates: 10,
+            rrf_k: 60.0,
+            recency_boost: 0.0,
+            recent_year_window: 3,
+        }
+    }
+
     fn passage(id: &str, text: &str) -> Passage {
         Passage {
             title: "t".into(),
@@ -167,12 +165,7 @@ mod tests {
                 passage("b", "budget council met"),
                 passage("c", "budget only"),
             ],
-            RetrievalSettings {
-                candidates: 10,
-                rrf_k: 60.0,
-                recency_boost: 0.0,
-                recent_year_window: 3,
-            },
+            settings(),
         ));
         let cx = cx(Arc::clone(&r), "budget council approved spending");
         let mut work = Work::default();
@@ -204,33 +197,19 @@ mod tests {
                 date,
                 "Mr. Evans dissented because he preferred to pause the process of normalization.",
             )],
-            RetrievalSettings {
-                candidates: 10,
-                rrf_k: 60.0,
-                recency_boost: 0.0,
-                recent_year_window: 3,
-            },
+            settings(),
         ));
         for (question, named) in [
-            (
-                "Why did Evans dissent on December 13, 2017?",
-                Some(Named::Day),
-            ),
-            (
-                "One dissenter in December 2017 was Evans. Why?",
-                Some(Named::Month),
-            ),
-            (
-                "Why did Evans dissent in mid-December 2017?",
-                Some(Named::Month),
-            ),
+            ("Why did Evans dissent on December 13, 2017?", true),
+            ("One dissenter in December 2017 was Evans. Why?", true),
+            ("Why did Evans dissent in mid-December 2017?", true),
             // A year is not a meeting, a passage of another month (or of the month's first
             // half, asked about its end) is not the one named, and a question sharing no word
             // with the passage is not about it.
-            ("Why did Evans dissent in 2017?", None),
-            ("Why did Evans dissent in late December 2017?", None),
-            ("Why did Evans dissent in November 2017?", None),
-            ("What was the weather in December 2017?", None),
+            ("Why did Evans dissent in 2017?", false),
+            ("Why did Evans dissent in late December 2017?", false),
+            ("Why did Evans dissent in November 2017?", false),
+            ("What was the weather in December 2017?", false),
         ] {
             let cx = cx(Arc::clone(&r), question);
             let mut work = Work {
@@ -243,7 +222,7 @@ mod tests {
                 ..Hit::default()
             }];
             assert_eq!(
-                named_meeting(r.as_ref(), question, &work),
+                named_meeting_found(r.as_ref(), question, &work),
                 named,
                 "{question}"
             );

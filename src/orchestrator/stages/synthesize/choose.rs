@@ -91,7 +91,7 @@ pub fn with_antecedents(
                     .position(|p| p.hit == c.hit && c.seq > 0 && p.seq == c.seq - 1)
                     .or_else(|| {
                         (c.seq == 0)
-                            .then(|| previous_in_document(cands, hits, i))
+                            .then(|| neighbour_in_document(cands, hits, i, Side::Before))
                             .flatten()
                     })
             })
@@ -103,7 +103,7 @@ pub fn with_antecedents(
         counted += 1;
         // The first half of a contrast is followed by its other half ("Conversely, …"), in its
         // passage or the next.
-        if let Some(j) = next_in_document(cands, hits, i)
+        if let Some(j) = neighbour_in_document(cands, hits, i, Side::After)
             .filter(|&j| anaphora::completes_previous(&cands[j].text))
         {
             if !out.iter().any(|(k, _)| *k == j) {
@@ -114,7 +114,7 @@ pub fn with_antecedents(
         if asks == Asks::Vote && anaphora::is_dissent(&c.text) {
             let mut at = i;
             for _ in 0..MAX_CONTINUING {
-                match next_in_document(cands, hits, at) {
+                match neighbour_in_document(cands, hits, at, Side::After) {
                     Some(j) if anaphora::continues_dissent(&cands[j].text, &c.text) => {
                         if !out.iter().any(|(k, _)| *k == j) {
                             out.push((j, Vec::new()));
@@ -129,40 +129,33 @@ pub fn with_antecedents(
     out
 }
 
-/// The candidate that follows candidate `i` in its document (in its passage or the next one
-/// read: a dissenter's view often opens the next paragraph), within [`CONTINUING_BYTES`].
-fn next_in_document(cands: &[Candidate], hits: &[Hit], i: usize) -> Option<usize> {
-    let c = &cands[i];
-    let document = &hits[c.hit].document;
-    cands
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| {
-            hits[p.hit].document == *document
-                && p.position > c.position
-                && p.position - c.position <= CONTINUING_BYTES
-                && p.text != c.text
-        })
-        .min_by_key(|(_, p)| p.position)
-        .map(|(j, _)| j)
+/// Which way [`neighbour_in_document`] looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Before,
+    After,
 }
 
-/// The candidate that precedes candidate `i` in its document (the last sentence of the
-/// paragraph before, when `i` opens one), beginning within [`CONTINUING_BYTES`] of it.
-fn previous_in_document(cands: &[Candidate], hits: &[Hit], i: usize) -> Option<usize> {
+/// The candidate next to candidate `i` in its document on `side` (in its passage or the one
+/// beside it: a dissenter's view often opens the next paragraph, a conclusion opening one leans
+/// on the last sentence of the one before), beginning within [`CONTINUING_BYTES`] of it.
+fn neighbour_in_document(cands: &[Candidate], hits: &[Hit], i: usize, side: Side) -> Option<usize> {
     let c = &cands[i];
     let document = &hits[c.hit].document;
-    cands
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| {
-            hits[p.hit].document == *document
-                && p.position < c.position
-                && c.position - p.position <= CONTINUING_BYTES
-                && p.text != c.text
-        })
-        .max_by_key(|(_, p)| p.position)
-        .map(|(j, _)| j)
+    let near = cands.iter().enumerate().filter(|(_, p)| {
+        let gap = match side {
+            Side::After => p.position.checked_sub(c.position),
+            Side::Before => c.position.checked_sub(p.position),
+        };
+        hits[p.hit].document == *document
+            && gap.is_some_and(|g| g > 0 && g <= CONTINUING_BYTES)
+            && p.text != c.text
+    });
+    match side {
+        Side::After => near.min_by_key(|(_, p)| p.position),
+        Side::Before => near.max_by_key(|(_, p)| p.position),
+    }
+    .map(|(j, _)| j)
 }
 
 /// The surnames a bare roll call lists ("Voting against this action: Richard W. Fisher and
@@ -231,6 +224,14 @@ pub fn cited_hits_of(chosen: &[(usize, Vec<usize>)], cands: &[Candidate]) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A hit of `document` (which passages share a document is all these tests need).
+    fn hit(document: &str) -> Hit {
+        Hit {
+            document: document.into(),
+            ..Hit::default()
+        }
+    }
 
     #[test]
     fn a_sentence_run_into_the_next_repeats_it() {
@@ -305,10 +306,6 @@ mod tests {
             position,
             ..Candidate::new(text, hit)
         };
-        let hit = |document: &str| Hit {
-            document: document.into(),
-            ..Hit::default()
-        };
         // Passages 0 and 2 are consecutive parts of one document; passage 1 is another's.
         let hits = [hit("m.md"), hit("s.md"), hit("m.md")];
         let cands = [
@@ -370,10 +367,6 @@ mod tests {
             cand("Moreover, he would have preferred a shorter horizon.", 1, 5),
             cand("The Committee decided to buy more MBS.", 1, 0),
         ];
-        let hit = |document: &str| Hit {
-            document: document.into(),
-            ..Hit::default()
-        };
         let hits = [hit("a.md"), hit("b.md")];
         // The pronoun's sentence is preceded by the one naming him; the antecedent does not
         // count towards the answer's length.
@@ -410,10 +403,7 @@ mod tests {
             seq,
             ..Candidate::new(text, 0)
         };
-        let hits = [Hit {
-            document: "s.md".into(),
-            ..Hit::default()
-        }];
+        let hits = [hit("s.md")];
         let cands = [
             cand("If progress is faster, increases will come sooner.", 0),
             cand(
@@ -443,10 +433,6 @@ mod tests {
             position,
             seq,
             ..Candidate::new(text, hit)
-        };
-        let hit = |document: &str| Hit {
-            document: document.into(),
-            ..Hit::default()
         };
         // Passages 0 and 1 are consecutive paragraphs of one document; 2 is another's.
         let hits = [hit("s.md"), hit("s.md"), hit("t.md")];
