@@ -144,6 +144,8 @@ SETS = [
     # The thirteenth: the twelfth's brief, 18-24 of each writer's 40 from the minutes, every
     # evidence within one paragraph.
     later_set(13, "thirteenth set", "r-", minutes=(36, 48)),
+    # The fourteenth: the thirteenth's brief.
+    later_set(14, "fourteenth set", "s-", minutes=(36, 48)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
