@@ -100,8 +100,10 @@ pub fn is_dissent(sentence: &str) -> bool {
 /// Whether `sentence`, just after `dissent` in its document, goes on with the dissenter's
 /// view: it speaks of one person by pronoun ("He judged …", "Although risks had increased, she
 /// believed …", "In his view, …") or by the title and name the dissent gave them ("Mr. Hoenig
-/// was concerned …"), and records no dissent of its own.
+/// was concerned …"), or adds a further point ("In addition, the yield curve had flattened …"),
+/// and records no dissent of its own.
 pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
+    let further = FURTHER.iter().any(|o| sentence.starts_with(o));
     let personal = sentence.split(|c: char| !c.is_alphanumeric()).any(|w| {
         matches!(
             w,
@@ -113,16 +115,16 @@ pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
             .iter()
             .any(|t| sentence.contains(&format!("{t} {name}")))
     });
-    (personal || named) && !is_dissent(sentence)
+    (personal || named || further) && !is_dissent(sentence)
 }
 
 /// Titles the minutes give one member by.
-const SINGLE_TITLES: &[&str] = &["Mr.", "Ms.", "Mrs.", "President", "Governor"];
+pub(super) const SINGLE_TITLES: &[&str] = &["Mr.", "Ms.", "Mrs.", "President", "Governor"];
 
 /// The surnames a dissent gives after a title ("Messrs. Evans and Kashkari dissented" gives
 /// Evans, Kashkari; "President George dissented" gives George), or as the subject of
 /// "dissented" (a passage may begin at "Hoenig dissented", its title left in the one before).
-fn dissenter_names(dissent: &str) -> Vec<&str> {
+pub(super) fn dissenter_names(dissent: &str) -> Vec<&str> {
     let words: Vec<&str> = dissent.split_whitespace().collect();
     let mut names = Vec::new();
     for (i, w) in words.iter().enumerate() {
@@ -232,6 +234,11 @@ mod tests {
         ));
         assert!(continues_dissent(
             "In Mr. Evans's view, it was important to pause.",
+            two
+        ));
+        // A further point in the dissenter's paragraph.
+        assert!(continues_dissent(
+            "In addition, the yield curve had flattened.",
             two
         ));
         // Another member's dissent is not this one's view; nor is a sentence about the economy

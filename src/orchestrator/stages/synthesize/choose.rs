@@ -2,7 +2,7 @@
 //! repeat from another passage is cited beside the first instead), and a sentence that leans on
 //! the one before it preceded by that sentence.
 
-use super::{anaphora, Candidate, MAX_OVERLAP};
+use super::{anaphora, member, Candidate, MAX_OVERLAP};
 use crate::index::Hit;
 use crate::orchestrator::asks::Asks;
 use crate::orchestrator::text::jaccard;
@@ -62,14 +62,15 @@ pub fn choose(
 }
 
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
-/// "Consequently, …") preceded by that sentence, and, asked about a vote, each dissent followed
-/// by up to [`MAX_CONTINUING`] sentences giving the dissenter's view; neither counts towards
-/// `max`.
+/// "Consequently, …") preceded by that sentence, and, asked about a vote, each dissent (asked
+/// about one `member`, also their own view) followed by up to [`MAX_CONTINUING`] sentences
+/// giving the dissenter's view; neither counts towards `max`.
 pub fn with_antecedents(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],
     hits: &[Hit],
     asks: Asks,
+    member: Option<&str>,
     max: usize,
 ) -> Vec<(usize, Vec<usize>)> {
     let mut out: Vec<(usize, Vec<usize>)> = Vec::with_capacity(chosen.len() + 1);
@@ -110,8 +111,12 @@ pub fn with_antecedents(
                 out.push((j, Vec::new()));
             }
         }
-        // Asked about a vote, a dissent is followed by the dissenter's view.
-        if asks == Asks::Vote && anaphora::is_dissent(&c.text) {
+        // Asked about a vote, a dissent is followed by the dissenter's view; asked about one
+        // member, so is a sentence of their own view.
+        let heads_view = (asks == Asks::Vote && anaphora::is_dissent(&c.text))
+            || member
+                .is_some_and(|m| member::dissent_by(&c.text, m) || member::own_view(&c.text, m));
+        if heads_view {
             let mut at = i;
             for _ in 0..MAX_CONTINUING {
                 match neighbour_in_document(cands, hits, at, Side::After) {
@@ -160,7 +165,7 @@ fn neighbour_in_document(cands: &[Candidate], hits: &[Hit], i: usize, side: Side
 
 /// The surnames a bare roll call lists ("Voting against this action: Richard W. Fisher and
 /// Charles I. Plosser." gives Fisher, Plosser); `None` for any other sentence.
-fn roll_call_names(sentence: &str) -> Option<Vec<&str>> {
+pub(super) fn roll_call_names(sentence: &str) -> Option<Vec<&str>> {
     let list = ["this action:", "the action:", "the policy action:"]
         .iter()
         .find_map(|a| sentence.strip_prefix("Voting against ")?.strip_prefix(a))?;
@@ -324,7 +329,7 @@ mod tests {
             cand("He voted for the action.", 1, 520),
         ];
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, 1),
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, None, 1),
             vec![(0, vec![]), (1, vec![]), (2, vec![])]
         );
         // Too far on, it is another paragraph's.
@@ -341,7 +346,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &far, &hits, Asks::Vote, 1),
+            with_antecedents(vec![(0, vec![])], &far, &hits, Asks::Vote, None, 1),
             vec![(0, vec![])]
         );
     }
@@ -371,27 +376,41 @@ mod tests {
         // The pronoun's sentence is preceded by the one naming him; the antecedent does not
         // count towards the answer's length.
         assert_eq!(
-            with_antecedents(vec![(1, vec![]), (3, vec![])], &cands, &hits, Asks::Vote, 2),
+            with_antecedents(
+                vec![(1, vec![]), (3, vec![])],
+                &cands,
+                &hits,
+                Asks::Vote,
+                None,
+                2
+            ),
             vec![(0, vec![]), (1, vec![]), (3, vec![])]
         );
         // No sentence before it in its passage among the candidates: it stands alone.
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Vote, 3),
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Vote, None, 3),
             vec![(2, vec![])]
         );
         // Asked about a vote, the dissent is followed by the dissenter's view; asked for a
         // decision, it is not.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, 1),
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, None, 1),
             vec![(0, vec![]), (1, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, 1),
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
             vec![(0, vec![])]
         );
         // An antecedent already chosen is not repeated.
         assert_eq!(
-            with_antecedents(vec![(0, vec![]), (1, vec![])], &cands, &hits, Asks::Vote, 3),
+            with_antecedents(
+                vec![(0, vec![]), (1, vec![])],
+                &cands,
+                &hits,
+                Asks::Vote,
+                None,
+                3
+            ),
             vec![(0, vec![]), (1, vec![])]
         );
     }
@@ -414,15 +433,15 @@ mod tests {
         ];
         // Either half chosen brings the other, in the document's order.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, 1),
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
             vec![(0, vec![]), (1, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, 1),
+            with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, None, 1),
             vec![(0, vec![]), (1, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, 1),
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, None, 1),
             vec![(2, vec![])]
         );
     }
@@ -450,11 +469,11 @@ mod tests {
         // Asked why, the paragraph before gives the developments; asked what was decided, it
         // is not needed.
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Reason, 1),
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Reason, None, 1),
             vec![(1, vec![]), (2, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, 1),
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, None, 1),
             vec![(2, vec![])]
         );
         // Too far back, it is not the sentence the conclusion follows.
@@ -468,7 +487,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            with_antecedents(vec![(1, vec![])], &far, &hits, Asks::Reason, 1),
+            with_antecedents(vec![(1, vec![])], &far, &hits, Asks::Reason, None, 1),
             vec![(1, vec![])]
         );
     }

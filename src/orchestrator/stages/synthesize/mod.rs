@@ -13,6 +13,7 @@ mod contract;
 mod cues;
 mod learned;
 mod meeting;
+mod member;
 mod ranker;
 mod rate_move;
 mod signals;
@@ -267,7 +268,40 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
         }
     }
-    let mut chosen = with_antecedents(chosen, &cands, &hits, asks, max_sentences);
+    // "What reasons did Kashkari give for dissenting?": a question naming one dissenter gets
+    // the dissent that names them and the best sentence of their own view ("In Mr. Kashkari's
+    // view, …"), if the answer holds neither; the minutes give that view after the joint
+    // dissent and the roll call, which alone do not answer.
+    let member = matches!(asks, Asks::Vote | Asks::Reason)
+        .then(|| member::asked_about(&question, order.iter().map(|&i| cands[i].text.as_str())))
+        .flatten();
+    if let Some(name) = member.as_deref() {
+        let wanted: [&dyn Fn(&str) -> bool; 2] = [&|s| member::dissent_by(s, name), &|s| {
+            member::own_view(s, name)
+        }];
+        for wants in wanted {
+            if chosen.iter().any(|(i, _)| wants(&cands[*i].text)) {
+                continue;
+            }
+            if let Some(&i) = order
+                .iter()
+                .find(|&&i| wants(&cands[i].text) && !chosen.iter().any(|(j, _)| *j == i))
+            {
+                if chosen.len() >= max_sentences {
+                    chosen.pop();
+                }
+                chosen.push((i, Vec::new()));
+            }
+        }
+    }
+    let mut chosen = with_antecedents(
+        chosen,
+        &cands,
+        &hits,
+        asks,
+        member.as_deref(),
+        max_sentences,
+    );
     // "Raised, and by how much?" answered by a sentence that gives only the new target: the
     // size is worked out from the previous meeting's target, whose sentence is cited too.
     let sized = match chosen.first() {

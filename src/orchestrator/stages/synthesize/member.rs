@@ -1,0 +1,123 @@
+//! One dissenter asked about by name. "What reasons did Neel Kashkari give for voting against?"
+//! is not answered by the joint dissent ("Messrs. Evans and Kashkari dissented because they
+//! preferred to hold") and the roll call: the minutes give each dissenter's own view after
+//! them ("In Mr. Kashkari's view, …", "Mr. Plosser cited …"). Such a question brings the
+//! dissent naming the member and the best sentence of the member's own.
+
+use super::anaphora::{dissenter_names, is_dissent, SINGLE_TITLES};
+use super::choose::roll_call_names;
+
+/// The dissenter the question names, if it names one: a word of the question that a dissent or
+/// a roll call among `sentences` gives as a dissenter's surname (matched in any case: the
+/// planner's question is lower case), as the documents spell it.
+pub fn asked_about<'a>(question: &str, sentences: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut dissenters: Vec<&str> = Vec::new();
+    for s in sentences {
+        if is_dissent(s) {
+            dissenters.extend(dissenter_names(s));
+        }
+        if let Some(names) = roll_call_names(s) {
+            dissenters.extend(names);
+        }
+    }
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    dissenters
+        .into_iter()
+        .find(|d| d.len() >= 3 && words.contains(&d.to_lowercase()))
+        .map(str::to_string)
+}
+
+/// Whether `sentence` speaks of member `name` alone, by title ("Mr. Kashkari", "President
+/// George"), possessive ("Kashkari's") or as its subject ("Plosser cited …", its title left in
+/// the passage before); a roll call does not.
+pub fn speaks_for(sentence: &str, name: &str) -> bool {
+    if sentence.starts_with("Voting ") || sentence.starts_with("Votes ") {
+        return false;
+    }
+    let whole = |at: &str| {
+        sentence.match_indices(at).any(|(i, _)| {
+            !sentence[i + at.len()..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric)
+        })
+    };
+    SINGLE_TITLES.iter().any(|t| whole(&format!("{t} {name}")))
+        || sentence.contains(&format!("{name}'s"))
+        || sentence.contains(&format!("{name}\u{2019}s"))
+        || sentence.starts_with(&format!("{name} "))
+}
+
+/// Whether `sentence` is a dissent that names member `name` among its dissenters.
+pub fn dissent_by(sentence: &str, name: &str) -> bool {
+    is_dissent(sentence) && dissenter_names(sentence).contains(&name)
+}
+
+/// Whether `sentence` gives member `name`'s own view: it speaks of them alone and is neither
+/// their dissent nor a roll call.
+pub fn own_view(sentence: &str, name: &str) -> bool {
+    speaks_for(sentence, name) && !is_dissent(sentence)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JOINT: &str = "Messrs. Evans and Kashkari dissented because they preferred to hold.";
+    const ROLL: &str = "Voting against this action: Charles L. Evans and Neel Kashkari.";
+
+    #[test]
+    fn the_member_asked_about_is_a_dissenter_the_question_names() {
+        let q = "What reasons did Neel Kashkari give for voting against the December 2017 hike?";
+        assert_eq!(
+            asked_about(q, [JOINT].into_iter()).as_deref(),
+            Some("Kashkari")
+        );
+        assert_eq!(
+            asked_about(q, [ROLL].into_iter()).as_deref(),
+            Some("Kashkari")
+        );
+        // Named, but not a dissenter of these sentences.
+        let other = "Mr. Lacker dissented because he preferred no purchases.";
+        assert_eq!(asked_about(q, [other].into_iter()), None);
+        // The planner's lower-case question names them too.
+        assert_eq!(
+            asked_about("why did neel kashkari dissent", [JOINT].into_iter()).as_deref(),
+            Some("Kashkari")
+        );
+        // A dissenter, not named by the question.
+        assert_eq!(
+            asked_about("Who dissented in December 2017?", [JOINT].into_iter()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_members_own_view_names_them_alone_and_is_not_their_dissent() {
+        assert!(own_view(
+            "In Mr. Kashkari's view, wage growth had not picked up.",
+            "Kashkari"
+        ));
+        assert!(own_view(
+            "Plosser cited the recent rapid growth of monetary aggregates.",
+            "Plosser"
+        ));
+        assert!(own_view("Mr. Hoenig also was concerned.", "Hoenig"));
+        assert!(!own_view(JOINT, "Kashkari"));
+        assert!(!own_view(ROLL, "Kashkari"));
+        assert!(!own_view(
+            "Mr. Evans noted that inflation was low.",
+            "Kashkari"
+        ));
+        // "Mr. George" is not "Mr. Georgeson".
+        assert!(!own_view("Mr. Georgeson noted the risks.", "George"));
+        assert!(dissent_by(JOINT, "Kashkari"));
+        assert!(!dissent_by(
+            "Ms. George dissented because she preferred a hike.",
+            "Kashkari"
+        ));
+    }
+}
