@@ -234,6 +234,19 @@ pub fn classify(question: &str) -> Asks {
                 " point to",
                 " cite ",
                 " cited ",
+                // What they waited for is why they had not acted yet.
+                " need to see",
+                " needed to see",
+                " want to see",
+                " wanted to see",
+                // What the Committee credited, or said would help, is a cause.
+                " credited ",
+                " credit for ",
+                " fomc credit ",
+                " committee credit ",
+                " help bring",
+                " case for ",
+                " what case ",
             ],
         )
     {
@@ -486,8 +499,24 @@ pub fn asks_vote_detail(question: &str) -> bool {
     any(
         &q,
         &[
-            "prefer", "want", "wish", "worr", "concern", "object", "why", "reason", "argu", "favo",
-            "signal", "fear", "instead", "rather", "grounds", "basis",
+            "prefer",
+            "want",
+            "wish",
+            "worr",
+            "concern",
+            "object",
+            "why",
+            "reason",
+            "argu",
+            "favo",
+            "signal",
+            "fear",
+            "instead",
+            "rather",
+            "grounds",
+            "basis",
+            "what case",
+            "case for",
         ],
     )
 }
@@ -624,6 +653,23 @@ mod tests {
             ("What did the Fed say was driving inflation?", Asks::Reason),
             (
                 "What did the FOMC blame for the slowdown in 2003?",
+                Asks::Reason,
+            ),
+            // What they waited for, credited, or said would help, or the case they made.
+            (
+                "What did members still need to see before raising rates in 2015?",
+                Asks::Reason,
+            ),
+            (
+                "What did the Committee credit for the pickup in hiring in 2021?",
+                Asks::Reason,
+            ),
+            (
+                "What did the FOMC expect would help bring unemployment down in 2012?",
+                Asks::Reason,
+            ),
+            (
+                "What case did the hawks make at the March 2001 meeting?",
                 Asks::Reason,
             ),
             (

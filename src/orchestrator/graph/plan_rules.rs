@@ -6,7 +6,7 @@
 use super::routing::{Complexity, IntentType};
 use crate::calendar;
 use crate::corpus::Date;
-use crate::orchestrator::asks::asks_vote_detail;
+use crate::orchestrator::asks::{asks_vote_detail, classify, Asks};
 use crate::query::{date_mentions, question_words, DateMention, MetadataHints};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -144,7 +144,6 @@ pub fn intent_of(lower: &str, mentions: &[DateMention]) -> (IntentType, Vec<Stri
 /// "Who dissented in September 2014, and what did Plosser object to?": the later parts ask
 /// what the dissenters wanted or why, which the answer about the vote gives; one question.
 fn vote_with_detail(parts: &[String]) -> bool {
-    const VOTE: [&str; 4] = ["dissent", "voted against", "vote against", "voting against"];
     let Some((first, rest)) = parts.split_first() else {
         return false;
     };
@@ -154,7 +153,7 @@ fn vote_with_detail(parts: &[String]) -> bool {
         p.split(|c: char| !c.is_alphanumeric())
             .any(|w| matches!(w, "he" | "she" | "his" | "her" | "him"))
     };
-    VOTE.iter().any(|v| first.contains(v))
+    classify(first) == Asks::Vote
         && rest
             .iter()
             .all(|p| asks_vote_detail(p) || of_the_dissenter(p))
@@ -606,6 +605,8 @@ mod tests {
             ("Who voted against in May 2019, and what did she prefer?", Factual),
             ("Who dissented in May 2019, and when did the runoff end?", MultiPart),
             ("The minutes record a dissent in March 2010. Who was it, and what wording did he suggest for the guidance?", Factual),
+            // Any way of asking who voted against; the case a dissenter made is its detail.
+            ("Which two presidents objected at the November 2016 meeting, and what case did George make?", Factual),
         ] {
             assert_eq!(intent(q), i, "{q}");
         }
