@@ -306,6 +306,41 @@ mod tests {
     }
 
     #[test]
+    fn asked_about_one_member_their_own_view_goes_on_in_its_further_points() {
+        let cand = |text: &str, position: usize| Candidate {
+            position,
+            ..Candidate::new(text, 0)
+        };
+        let hits = [hit("m.md")];
+        let cands = [
+            cand(
+                "In Mr. Kashkari's view, wage growth had not picked up.",
+                100,
+            ),
+            cand("In addition, the yield curve had flattened.", 160),
+            cand("Participants discussed the balance sheet.", 220),
+        ];
+        // Asked why Kashkari dissented, his view is followed by its further point, not by the
+        // sentence after it, which speaks of no one.
+        assert_eq!(
+            with_antecedents(
+                vec![(0, vec![])],
+                &cands,
+                &hits,
+                Asks::Reason,
+                Some("Kashkari"),
+                1
+            ),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        // Not asked about him, it stands alone.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
+            vec![(0, vec![])]
+        );
+    }
+
+    #[test]
     fn a_dissenters_view_in_the_next_passage_follows_the_dissent() {
         let cand = |text: &str, hit: usize, position: usize| Candidate {
             position,
