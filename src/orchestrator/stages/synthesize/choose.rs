@@ -61,10 +61,34 @@ pub fn choose(
     chosen
 }
 
+/// Unless a chosen sentence already `holds` what the answer needs (a schedule's month, a
+/// dissenter's preference), the best sentence of `order` that `offers` it joins the answer, in
+/// place of the last one if the answer already has `max`.
+pub fn join_best(
+    chosen: &mut Vec<(usize, Vec<usize>)>,
+    order: &[usize],
+    max: usize,
+    holds: impl Fn(usize) -> bool,
+    offers: impl Fn(usize) -> bool,
+) {
+    if chosen.iter().any(|(i, _)| holds(*i)) {
+        return;
+    }
+    if let Some(&i) = order
+        .iter()
+        .find(|&&i| offers(i) && !chosen.iter().any(|(j, _)| *j == i))
+    {
+        if chosen.len() >= max {
+            chosen.pop();
+        }
+        chosen.push((i, Vec::new()));
+    }
+}
+
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
-/// "Consequently, …") preceded by that sentence, and, asked about a vote, each dissent (asked
-/// about one `member`, also their own view) followed by up to [`MAX_CONTINUING`] sentences
-/// giving the dissenter's view; neither counts towards `max`.
+/// "Consequently, …") preceded by that sentence, and each dissent (asked about a vote) or each
+/// dissent and own view of the `member` asked about (whatever is asked) followed by up to
+/// [`MAX_CONTINUING`] sentences going on with that view; neither counts towards `max`.
 pub fn with_antecedents(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],
@@ -303,6 +327,23 @@ mod tests {
             redundant_roll_call(&[(0, vec![]), (3, vec![])], &cands),
             None
         );
+    }
+
+    #[test]
+    fn the_best_sentence_offering_what_is_missing_joins_in_place_of_the_last() {
+        let order = [4, 2, 7, 5];
+        let mut chosen = vec![(4, vec![]), (2, vec![])];
+        // Already held: nothing changes.
+        join_best(&mut chosen, &order, 2, |i| i == 2, |i| i == 5);
+        assert_eq!(chosen, vec![(4, vec![]), (2, vec![])]);
+        // Missing, and the answer is full: the best offering it replaces the last.
+        join_best(&mut chosen, &order, 2, |i| i > 6, |i| i >= 5);
+        assert_eq!(chosen, vec![(4, vec![]), (7, vec![])]);
+        // Room left: it is added; nothing offers it: nothing changes.
+        join_best(&mut chosen, &order, 3, |_| false, |i| i == 5);
+        assert_eq!(chosen, vec![(4, vec![]), (7, vec![]), (5, vec![])]);
+        join_best(&mut chosen, &order, 3, |_| false, |i| i == 9);
+        assert_eq!(chosen.len(), 3);
     }
 
     #[test]

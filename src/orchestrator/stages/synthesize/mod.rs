@@ -28,7 +28,7 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
-use choose::{choose, cited_hits_of, redundant_roll_call, with_antecedents};
+use choose::{choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents};
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{answer_hits, more_of_meeting, pointer, with_candidates};
 use serde_json::json;
@@ -237,62 +237,43 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         .then(|| record(&cands, &hits, features.as_deref(), &order, model.as_deref()));
     // A schedule is answered with its month: if no chosen sentence names one, the best
     // sentence that does (and offers a start or an end) joins the answer.
-    if asks == Asks::Schedule && !chosen.iter().any(|(i, _)| names_month(&cands[*i].text)) {
-        if let Some(&i) = order
-            .iter()
-            .find(|&&i| cands[i].cue >= 1.0 && !chosen.iter().any(|(j, _)| *j == i))
-        {
-            if chosen.len() >= max_sentences {
-                chosen.pop();
-            }
-            chosen.push((i, Vec::new()));
-        }
+    if asks == Asks::Schedule {
+        join_best(
+            &mut chosen,
+            &order,
+            max_sentences,
+            |i| names_month(&cands[i].text),
+            |i| cands[i].cue >= 1.0,
+        );
     }
     // "Who dissented, and what worried him?": the answer names the dissenter *and* gives what
     // they preferred or feared; if no chosen sentence does, the best one that does joins.
     if asks == Asks::Vote && asks::asks_vote_detail(&question) {
         let dissenters = dissenters(&cands);
-        let gives_detail = |c: &Candidate| {
-            cues::states_preference(&c.text)
-                && names(&c.text).iter().any(|n| dissenters.contains(n))
+        let gives_detail = |i: usize| {
+            cues::states_preference(&cands[i].text)
+                && names(&cands[i].text).iter().any(|n| dissenters.contains(n))
         };
-        if !chosen.iter().any(|(i, _)| gives_detail(&cands[*i])) {
-            if let Some(&i) = order
-                .iter()
-                .find(|&&i| gives_detail(&cands[i]) && !chosen.iter().any(|(j, _)| *j == i))
-            {
-                if chosen.len() >= max_sentences {
-                    chosen.pop();
-                }
-                chosen.push((i, Vec::new()));
-            }
-        }
+        join_best(
+            &mut chosen,
+            &order,
+            max_sentences,
+            gives_detail,
+            gives_detail,
+        );
     }
     // "What reasons did Kashkari give for dissenting?": a question naming one dissenter gets
     // the dissent that names them and the best sentence of their own view ("In Mr. Kashkari's
-    // view, …"), if the answer holds neither; the minutes give that view after the joint
-    // dissent and the roll call, which alone do not answer.
+    // view, …"), each unless the answer holds one already; the minutes give that view after
+    // the joint dissent and the roll call, which alone do not answer.
     let member = matches!(asks, Asks::Vote | Asks::Reason)
         .then(|| member::asked_about(&question, order.iter().map(|&i| cands[i].text.as_str())))
         .flatten();
     if let Some(name) = member.as_deref() {
-        let wanted: [&dyn Fn(&str) -> bool; 2] = [&|s| member::dissent_by(s, name), &|s| {
-            member::own_view(s, name)
-        }];
-        for wants in wanted {
-            if chosen.iter().any(|(i, _)| wants(&cands[*i].text)) {
-                continue;
-            }
-            if let Some(&i) = order
-                .iter()
-                .find(|&&i| wants(&cands[i].text) && !chosen.iter().any(|(j, _)| *j == i))
-            {
-                if chosen.len() >= max_sentences {
-                    chosen.pop();
-                }
-                chosen.push((i, Vec::new()));
-            }
-        }
+        let dissent = |i: usize| member::dissent_by(&cands[i].text, name);
+        join_best(&mut chosen, &order, max_sentences, dissent, dissent);
+        let own = |i: usize| member::own_view(&cands[i].text, name);
+        join_best(&mut chosen, &order, max_sentences, own, own);
     }
     let mut chosen = with_antecedents(
         chosen,
