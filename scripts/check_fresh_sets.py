@@ -146,6 +146,8 @@ SETS = [
     later_set(13, "thirteenth set", "r-", minutes=(36, 48)),
     # The fourteenth: the thirteenth's brief.
     later_set(14, "fourteenth set", "s-", minutes=(36, 48)),
+    # The fifteenth: the thirteenth's brief.
+    later_set(15, "fifteenth set", "t-", minutes=(36, 48)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
