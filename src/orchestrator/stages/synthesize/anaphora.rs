@@ -89,6 +89,20 @@ pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
     starts(PERSONAL) || (asks == Asks::Reason && (starts(CONCLUDING) || further))
 }
 
+/// Whether `sentence` lists what the sentence before it named in general ("… most of the
+/// special liquidity facilities will expire on February 1. These facilities include the …",
+/// "… risks to the outlook. Those included …"): the list is the detail a reader of the one
+/// before wants. "Such …" is left out: "Such investments may include …" is the directive's
+/// boilerplate, not a list.
+pub fn lists_for_previous(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence.split_whitespace().take(5).collect();
+    matches!(words.first(), Some(&("These" | "Those" | "This")))
+        && words.windows(2).any(|w| {
+            // "These statements would be included in the press release" lists nothing.
+            matches!(w[1], "include" | "includes" | "included") && !matches!(w[0], "be" | "been")
+        })
+}
+
 /// Connectives that add a further point to the one before.
 const FURTHER: &[&str] = &["Moreover, ", "Furthermore, ", "In addition, ", "Also, "];
 
@@ -196,6 +210,30 @@ mod tests {
         assert!(!leans_on_previous(
             "Heightened uncertainty weighed on spending.",
             Asks::Vote
+        ));
+    }
+
+    #[test]
+    fn a_list_of_what_the_sentence_before_named_is_its_detail() {
+        assert!(lists_for_previous(
+            "These facilities include the Commercial Paper Funding Facility."
+        ));
+        assert!(lists_for_previous(
+            "Those factors included the increasing spread of the coronavirus."
+        ));
+        assert!(lists_for_previous(
+            "This toolkit included threshold-based guidance."
+        ));
+        // The directive's boilerplate, a sentence being included somewhere, and a list that
+        // does not point back are not.
+        assert!(!lists_for_previous(
+            "Such investments may include buying or selling outright obligations."
+        ));
+        assert!(!lists_for_previous(
+            "These statements would be included in the press release."
+        ));
+        assert!(!lists_for_previous(
+            "The facilities include the Primary Dealer Credit Facility."
         ));
     }
 

@@ -86,9 +86,11 @@ pub fn join_best(
 }
 
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
-/// "Consequently, …") preceded by that sentence, and each dissent (asked about a vote) or each
-/// dissent and own view of the `member` asked about (whatever is asked) followed by up to
-/// [`MAX_CONTINUING`] sentences going on with that view; neither counts towards `max`.
+/// "Consequently, …") preceded by that sentence, each followed by the next sentence when that
+/// one lists what it named ("These facilities include …"), and each dissent (asked about a
+/// vote) or each dissent and own view of the `member` asked about (whatever is asked) followed
+/// by up to [`MAX_CONTINUING`] sentences going on with that view; none of these counts towards
+/// `max`.
 pub fn with_antecedents(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],
@@ -130,6 +132,15 @@ pub fn with_antecedents(
         // passage or the next.
         if let Some(j) = neighbour_in_document(cands, hits, i, Side::After)
             .filter(|&j| anaphora::completes_previous(&cands[j].text))
+        {
+            if !out.iter().any(|(k, _)| *k == j) {
+                out.push((j, Vec::new()));
+            }
+        }
+        // A sentence naming things in general is followed by the one listing them ("These
+        // facilities include …").
+        if let Some(j) = neighbour_in_document(cands, hits, i, Side::After)
+            .filter(|&j| anaphora::lists_for_previous(&cands[j].text))
         {
             if !out.iter().any(|(k, _)| *k == j) {
                 out.push((j, Vec::new()));
@@ -378,6 +389,36 @@ mod tests {
         assert_eq!(
             with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
             vec![(0, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_sentence_naming_things_in_general_is_followed_by_their_list() {
+        let cand = |text: &str, position: usize| Candidate {
+            position,
+            ..Candidate::new(text, 0)
+        };
+        let hits = [hit("s.md")];
+        let cands = [
+            cand(
+                "Most of the special liquidity facilities will expire on February 1.",
+                100,
+            ),
+            cand(
+                "These facilities include the Commercial Paper Funding Facility and the Term Securities Lending Facility.",
+                170,
+            ),
+            cand("The Committee will maintain the target range.", 280),
+        ];
+        // Whatever is asked, and beside the answer's one sentence, not in its place.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        // A sentence that lists nothing stays where the ranking put it.
+        assert_eq!(
+            with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            vec![(1, vec![])]
         );
     }
 
