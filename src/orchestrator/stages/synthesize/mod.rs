@@ -472,7 +472,8 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
                 120
             };
             // A list of names is no answer, unless it is the list of who voted against.
-            let listed = is_name_list(&text) && !(asks == Asks::Vote && offers >= 1.0);
+            let listed = (is_name_list(&text) && !(asks == Asks::Vote && offers >= 1.0))
+                || is_heading(&text);
             if (4..=longest).contains(&words) && is_whole_sentence(&text) && !listed {
                 cands.push(Candidate {
                     cue: offers,
@@ -660,19 +661,41 @@ pub fn with_context(sentence: &str, hit: &Hit) -> String {
     format!("{date}{section}{sentence}")
 }
 
+/// A heading run into the text after it ("AUTHORIZATION FOR DOMESTIC OPEN MARKET OPERATIONS
+/// (Amended effective on January 29, 2013) 1."): it opens with three words in capitals (an
+/// acronym is one word: "FOMC participants …" is no heading).
+fn is_heading(sentence: &str) -> bool {
+    let shouted = |w: &&str| {
+        let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
+        letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
+    };
+    sentence.split_whitespace().take(3).filter(shouted).count() == 3
+}
+
 /// Whether a passage is of the minutes, by its file name or title.
 fn is_minutes(h: &Hit) -> bool {
     h.document.to_lowercase().contains("minutes") || h.title.to_lowercase().contains("minutes")
 }
 
-/// Lists of names (attendance, votes) answer no question: most of their words are capitalised.
+/// Lists of people's names (attendance, votes) answer no question: most of their words are
+/// capitalised, and they give people by a title or a middle initial. A list of facilities or
+/// central banks, capitalised as much, is what "which facilities …" asks for.
 fn is_name_list(sentence: &str) -> bool {
     let words: Vec<&str> = sentence.split_whitespace().collect();
     let capitalised = words
         .iter()
         .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
         .count();
-    words.len() >= 8 && capitalised * 2 > words.len()
+    let of_people = words.iter().any(|w| {
+        let w = w.trim_end_matches([',', ';', ':']);
+        let initial = w.len() == 2 && w.ends_with('.') && w.starts_with(char::is_uppercase);
+        initial
+            || matches!(
+                w,
+                "Mr." | "Ms." | "Mrs." | "Messrs." | "Dr." | "Jr." | "Chairman" | "Chair"
+            )
+    });
+    words.len() >= 8 && capitalised * 2 > words.len() && of_people
 }
 
 #[cfg(test)]
@@ -683,5 +706,14 @@ mod tests {
     fn name_lists_are_recognised() {
         assert!(is_name_list("Voting for the action were: Alan Greenspan, Chairman; Timothy F. Geithner, Vice Chairman; Susan S. Bies; Roger W. Ferguson, Jr."));
         assert!(!is_name_list("The Committee decided today to lower the target range for the federal funds rate to 0 to 1/4 percent."));
+        assert!(is_name_list(
+            "PRESENT: Mr. Greenspan, Chairman Mr. Ferguson Mr. Gramlich Mr. Jordan Mr. Kelley"
+        ));
+        assert!(is_heading("AUTHORIZATION FOR DOMESTIC OPEN MARKET OPERATIONS (Amended effective on January 29, 2013) 1."));
+        assert!(!is_heading(
+            "The FOMC and the ECB set up swap lines with the BOJ."
+        ));
+        // Facilities are not people.
+        assert!(!is_name_list("These facilities include the Asset-Backed Commercial Paper Money Market Mutual Fund Liquidity Facility, the Commercial Paper Funding Facility, the Primary Dealer Credit Facility, and the Term Securities Lending Facility."));
     }
 }
