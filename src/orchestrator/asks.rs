@@ -353,8 +353,16 @@ pub fn classify(question: &str) -> Asks {
     if policy_rate || sized_move {
         return Asks::Rate;
     }
-    // Any other rate (discount, offering, on reserves) is a figure like an amount.
-    if any(q, &[" rate ", " rates "]) && any(q, &["what ", "which ", "how high"]) {
+    // Any other rate (discount, offering, on reserves) is a figure like an amount; "more rate
+    // increases" asks about moves, not a figure.
+    let rate_moves = [" rate ", " rates "].iter().any(|r| {
+        q.match_indices(r).any(|(at, m)| {
+            RATE_MOVES
+                .iter()
+                .any(|v| q[at + m.len() - 1..].starts_with(v))
+        })
+    });
+    if any(q, &[" rate ", " rates "]) && !rate_moves && any(q, &["what ", "which ", "how high"]) {
         return Asks::Amount;
     }
     if any(
@@ -691,6 +699,10 @@ mod tests {
                 Asks::Schedule,
             ),
             ("At what monthly pace did the Fed buy MBS?", Asks::Amount),
+            (
+                "what did the march 2023 statement say about the need for more rate increases?",
+                Asks::Decision,
+            ),
             (
                 "What target range did the FOMC set in May 2022?",
                 Asks::Rate,
