@@ -103,6 +103,25 @@ pub fn lists_for_previous(sentence: &str) -> bool {
         })
 }
 
+/// Whether `sentence` gives the grounds of the members' or participants' conclusion in the
+/// sentence before ("… concluded that an easing action was not desirable. They noted that not
+/// enough time had elapsed …"): asked why, it follows that conclusion.
+pub fn gives_their_grounds(sentence: &str) -> bool {
+    [
+        "They noted",
+        "They judged",
+        "They pointed",
+        "They observed",
+        "They saw",
+        "They believed",
+        "They felt",
+        "They emphasized",
+        "In their view",
+    ]
+    .iter()
+    .any(|o| sentence.starts_with(o))
+}
+
 /// Connectives that add a further point to the one before.
 const FURTHER: &[&str] = &["Moreover, ", "Furthermore, ", "In addition, ", "Also, "];
 
@@ -235,6 +254,21 @@ mod tests {
         assert!(!lists_for_previous(
             "The facilities include the Primary Dealer Credit Facility."
         ));
+    }
+
+    #[test]
+    fn their_grounds_open_with_what_they_noted_or_judged() {
+        assert!(gives_their_grounds(
+            "They noted that not enough time had elapsed since the end of the war."
+        ));
+        assert!(gives_their_grounds(
+            "In their view, the risks were balanced."
+        ));
+        // Agreeing or going on is not giving grounds; nor is one member's view.
+        assert!(!gives_their_grounds(
+            "They agreed to keep the target unchanged."
+        ));
+        assert!(!gives_their_grounds("He noted that inflation had risen."));
     }
 
     #[test]

@@ -87,7 +87,8 @@ pub fn join_best(
 
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
 /// "Consequently, …") preceded by that sentence, each followed by the next sentence when that
-/// one lists what it named ("These facilities include …"), and each dissent (asked about a
+/// one lists what it named ("These facilities include …") or, asked why, gives the members'
+/// grounds for it ("They noted that …"), and each dissent (asked about a
 /// vote) or each dissent and own view of the `member` asked about (whatever is asked) followed
 /// by up to [`MAX_CONTINUING`] sentences going on with that view; none of these counts towards
 /// `max`.
@@ -138,10 +139,11 @@ pub fn with_antecedents(
             }
         }
         // A sentence naming things in general is followed by the one listing them ("These
-        // facilities include …").
-        if let Some(j) = neighbour_in_document(cands, hits, i, Side::After)
-            .filter(|&j| anaphora::lists_for_previous(&cands[j].text))
-        {
+        // facilities include …"); asked why, any sentence by the grounds given for it.
+        if let Some(j) = neighbour_in_document(cands, hits, i, Side::After).filter(|&j| {
+            anaphora::lists_for_previous(&cands[j].text)
+                || (asks == Asks::Reason && anaphora::gives_their_grounds(&cands[j].text))
+        }) {
             if !out.iter().any(|(k, _)| *k == j) {
                 out.push((j, Vec::new()));
             }
@@ -419,6 +421,34 @@ mod tests {
         assert_eq!(
             with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, None, 1),
             vec![(1, vec![])]
+        );
+    }
+
+    #[test]
+    fn asked_why_a_conclusion_is_followed_by_the_grounds_given_for_it() {
+        let cand = |text: &str, position: usize| Candidate {
+            position,
+            ..Candidate::new(text, 0)
+        };
+        let hits = [hit("m.md")];
+        let cands = [
+            cand(
+                "Nonetheless, they concluded that an easing action was not desirable at this time.",
+                100,
+            ),
+            cand(
+                "They noted that not enough time had elapsed since the end of the war.",
+                190,
+            ),
+        ];
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        // Asked what was decided, the decision stands alone.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            vec![(0, vec![])]
         );
     }
 
