@@ -703,7 +703,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn name_lists_are_recognised() {
+    fn name_lists_and_headings_are_recognised() {
         assert!(is_name_list("Voting for the action were: Alan Greenspan, Chairman; Timothy F. Geithner, Vice Chairman; Susan S. Bies; Roger W. Ferguson, Jr."));
         assert!(!is_name_list("The Committee decided today to lower the target range for the federal funds rate to 0 to 1/4 percent."));
         assert!(is_name_list(
