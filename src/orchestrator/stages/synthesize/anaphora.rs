@@ -89,6 +89,15 @@ pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
     starts(PERSONAL) || (asks == Asks::Reason && (starts(CONCLUDING) || further))
 }
 
+/// Whether `sentence`, just after a chosen one in its document, belongs with it in an answer
+/// asking `asks`: the other half of its contrast, a list of what it named, or, asked why, the
+/// members' grounds for it.
+pub fn belongs_after_previous(sentence: &str, asks: Asks) -> bool {
+    completes_previous(sentence)
+        || lists_for_previous(sentence)
+        || (asks == Asks::Reason && gives_their_grounds(sentence))
+}
+
 /// Whether `sentence` lists what the sentence before it named in general ("… most of the
 /// special liquidity facilities will expire on February 1. These facilities include the …",
 /// "… risks to the outlook. Those included …"): the list is the detail a reader of the one

@@ -129,21 +129,12 @@ pub fn with_antecedents(
         }
         out.push((i, support));
         counted += 1;
-        // The first half of a contrast is followed by its other half ("Conversely, …"), in its
-        // passage or the next.
+        // The sentence after it that belongs with it: the other half of a contrast
+        // ("Conversely, …", in its passage or the next), a list of what it named ("These
+        // facilities include …") or, asked why, the grounds given for it ("They noted that …").
         if let Some(j) = neighbour_in_document(cands, hits, i, Side::After)
-            .filter(|&j| anaphora::completes_previous(&cands[j].text))
+            .filter(|&j| anaphora::belongs_after_previous(&cands[j].text, asks))
         {
-            if !out.iter().any(|(k, _)| *k == j) {
-                out.push((j, Vec::new()));
-            }
-        }
-        // A sentence naming things in general is followed by the one listing them ("These
-        // facilities include …"); asked why, any sentence by the grounds given for it.
-        if let Some(j) = neighbour_in_document(cands, hits, i, Side::After).filter(|&j| {
-            anaphora::lists_for_previous(&cands[j].text)
-                || (asks == Asks::Reason && anaphora::gives_their_grounds(&cands[j].text))
-        }) {
             if !out.iter().any(|(k, _)| *k == j) {
                 out.push((j, Vec::new()));
             }
@@ -267,6 +258,14 @@ pub fn cited_hits_of(chosen: &[(usize, Vec<usize>)], cands: &[Candidate]) -> Vec
 mod tests {
     use super::*;
 
+    /// A sentence of passage 0 at byte `position` of its document.
+    fn placed(text: &str, position: usize) -> Candidate {
+        Candidate {
+            position,
+            ..Candidate::new(text, 0)
+        }
+    }
+
     /// A hit of `document` (which passages share a document is all these tests need).
     fn hit(document: &str) -> Hit {
         Hit {
@@ -361,18 +360,14 @@ mod tests {
 
     #[test]
     fn asked_about_one_member_their_own_view_goes_on_in_its_further_points() {
-        let cand = |text: &str, position: usize| Candidate {
-            position,
-            ..Candidate::new(text, 0)
-        };
         let hits = [hit("m.md")];
         let cands = [
-            cand(
+            placed(
                 "In Mr. Kashkari's view, wage growth had not picked up.",
                 100,
             ),
-            cand("In addition, the yield curve had flattened.", 160),
-            cand("Participants discussed the balance sheet.", 220),
+            placed("In addition, the yield curve had flattened.", 160),
+            placed("Participants discussed the balance sheet.", 220),
         ];
         // Asked why Kashkari dissented, his view is followed by its further point, not by the
         // sentence after it, which speaks of no one.
@@ -396,21 +391,17 @@ mod tests {
 
     #[test]
     fn a_sentence_naming_things_in_general_is_followed_by_their_list() {
-        let cand = |text: &str, position: usize| Candidate {
-            position,
-            ..Candidate::new(text, 0)
-        };
         let hits = [hit("s.md")];
         let cands = [
-            cand(
+            placed(
                 "Most of the special liquidity facilities will expire on February 1.",
                 100,
             ),
-            cand(
+            placed(
                 "These facilities include the Commercial Paper Funding Facility and the Term Securities Lending Facility.",
                 170,
             ),
-            cand("The Committee will maintain the target range.", 280),
+            placed("The Committee will maintain the target range.", 280),
         ];
         // Whatever is asked, and beside the answer's one sentence, not in its place.
         assert_eq!(
@@ -426,17 +417,13 @@ mod tests {
 
     #[test]
     fn asked_why_a_conclusion_is_followed_by_the_grounds_given_for_it() {
-        let cand = |text: &str, position: usize| Candidate {
-            position,
-            ..Candidate::new(text, 0)
-        };
         let hits = [hit("m.md")];
         let cands = [
-            cand(
+            placed(
                 "Nonetheless, they concluded that an easing action was not desirable at this time.",
                 100,
             ),
-            cand(
+            placed(
                 "They noted that not enough time had elapsed since the end of the war.",
                 190,
             ),
