@@ -148,6 +148,9 @@ SETS = [
     later_set(14, "fourteenth set", "s-", minutes=(36, 48)),
     # The fifteenth: the thirteenth's brief.
     later_set(15, "fifteenth set", "t-", minutes=(36, 48)),
+    # The sixteenth: the thirteenth's brief, up to 56 from the minutes (the statements' unused
+    # sentences with a dissent, a figure or a month are used up).
+    later_set(16, "sixteenth set", "u-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
