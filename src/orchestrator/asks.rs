@@ -500,8 +500,9 @@ pub fn asks_move(question: &str) -> bool {
         )
 }
 
-/// Whether a vote question also asks what the dissenters wanted or feared ("and what worried
-/// him?", "what did she want the Committee to signal?").
+/// Whether a vote question also asks what the dissenters wanted, feared or thought ("and what
+/// worried him?", "what did she want the Committee to signal?", "how did he read inflation
+/// expectations?").
 pub fn asks_vote_detail(question: &str) -> bool {
     let q = question.to_lowercase();
     any(
@@ -525,6 +526,14 @@ pub fn asks_vote_detail(question: &str) -> bool {
             "basis",
             "what case",
             "case for",
+            "think",
+            "thought",
+            " view",
+            " read ",
+            "justif",
+            "wording",
+            "weight",
+            "emphas",
         ],
     )
 }

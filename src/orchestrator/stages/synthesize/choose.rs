@@ -11,9 +11,16 @@ use crate::orchestrator::text::jaccard;
 const MAX_CORROBORATING: usize = 2;
 /// Sentences after a dissent read for the dissenter's view (their paragraph seldom gives more).
 const MAX_CONTINUING: usize = 2;
+/// The same, asked about one member: their view is the whole answer, and it runs on.
+const MAX_CONTINUING_MEMBER: usize = 4;
 /// How far (bytes from its start) after a sentence the next one may begin to follow it: a long
 /// dissent and the paragraph break after it.
 const CONTINUING_BYTES: usize = 1000;
+/// Sentences naming a dissenter that follow their dissent, asked what they thought.
+const MAX_VIEW: usize = 3;
+/// How far after a dissent (bytes from its start) its dissenters' view may go on: the rest of
+/// its paragraph and the next.
+const VIEW_BYTES: usize = 2000;
 
 /// The sentences of the answer, best first, each with the other hits that repeat it: after
 /// the first, only sentences scoring at least `share` of it count, as new sentences or as support;
@@ -141,12 +148,17 @@ pub fn with_antecedents(
         }
         // Asked about a vote, a dissent is followed by the dissenter's view; asked about one
         // member, so is a sentence of their own view.
-        let heads_view = (asks == Asks::Vote && anaphora::is_dissent(&c.text))
-            || member
-                .is_some_and(|m| member::dissent_by(&c.text, m) || member::own_view(&c.text, m));
+        let of_member =
+            member.is_some_and(|m| member::dissent_by(&c.text, m) || member::own_view(&c.text, m));
+        let heads_view = of_member || (asks == Asks::Vote && anaphora::is_dissent(&c.text));
         if heads_view {
             let mut at = i;
-            for _ in 0..MAX_CONTINUING {
+            let most = if of_member {
+                MAX_CONTINUING_MEMBER
+            } else {
+                MAX_CONTINUING
+            };
+            for _ in 0..most {
                 match neighbour_in_document(cands, hits, at, Side::After) {
                     Some(j) if anaphora::continues_dissent(&cands[j].text, &c.text) => {
                         if !out.iter().any(|(k, _)| *k == j) {
@@ -157,6 +169,76 @@ pub fn with_antecedents(
                     _ => break,
                 }
             }
+        }
+    }
+    out
+}
+
+/// Each chosen dissent followed by the later sentences that give its dissenters' view by name
+/// ("Overall, Mr. Fisher viewed inflation expectations as …", "To help restrain inflation
+/// expectations, Mr. Fisher felt it would be appropriate to tighten …"), in document order, up to
+/// [`MAX_VIEW`]: asked what a dissenter thought or wanted, their view is the answer, and the
+/// minutes give it over the rest of the dissent's paragraph and the next, often after sentences
+/// that name no one. A view ends at the next dissent; it does not count towards the answer's
+/// length. Asked about one `member`, only their view follows.
+pub fn with_dissenters_views(
+    chosen: Vec<(usize, Vec<usize>)>,
+    cands: &[Candidate],
+    hits: &[Hit],
+    member: Option<&str>,
+) -> Vec<(usize, Vec<usize>)> {
+    let mut out = chosen.clone();
+    for (d, _) in &chosen {
+        let dissent = &cands[*d];
+        if !anaphora::is_dissent(&dissent.text) {
+            continue;
+        }
+        let mut names = anaphora::dissenter_names(&dissent.text);
+        if let Some(m) = member {
+            names.retain(|n| *n == m);
+        }
+        let document = &hits[dissent.hit].document;
+        let after = |p: &Candidate| {
+            hits[p.hit].document == *document
+                && p.position > dissent.position
+                && p.position <= dissent.position + VIEW_BYTES
+        };
+        // Where the next dissent, another's view, begins.
+        let end = cands
+            .iter()
+            .filter(|p| after(p) && anaphora::is_dissent(&p.text))
+            .map(|p| p.position)
+            .min()
+            .unwrap_or(usize::MAX);
+        let mut views: Vec<usize> = (0..cands.len())
+            .filter(|&j| {
+                let p = &cands[j];
+                after(p) && p.position < end && member::gives_dissenters_view(&p.text, &names)
+            })
+            .collect();
+        views.sort_by_key(|&j| cands[j].position);
+        // One sentence read from two overlapping passages is one sentence.
+        views.dedup_by_key(|j| cands[*j].position);
+        for j in views.into_iter().take(MAX_VIEW) {
+            let at_document = |k: usize| {
+                hits[cands[k].hit].document == *document && cands[k].position == cands[j].position
+            };
+            if out.iter().any(|(k, _)| at_document(*k)) {
+                continue;
+            }
+            // After the dissent and whatever of its view the answer already gives before it.
+            let Some(mut at) = out.iter().position(|(k, _)| k == d) else {
+                continue;
+            };
+            at += 1;
+            while out.get(at).is_some_and(|(k, _)| {
+                hits[cands[*k].hit].document == *document
+                    && cands[*k].position > dissent.position
+                    && cands[*k].position < cands[j].position
+            }) {
+                at += 1;
+            }
+            out.insert(at, (j, Vec::new()));
         }
     }
     out
@@ -192,11 +274,15 @@ fn neighbour_in_document(cands: &[Candidate], hits: &[Hit], i: usize, side: Side
 }
 
 /// The surnames a bare roll call lists ("Voting against this action: Richard W. Fisher and
-/// Charles I. Plosser." gives Fisher, Plosser); `None` for any other sentence.
+/// Charles I. Plosser." gives Fisher, Plosser; the older minutes' "Votes against this action:
+/// Messrs. Fisher and Plosser." the same); `None` for any other sentence.
 pub(super) fn roll_call_names(sentence: &str) -> Option<Vec<&str>> {
+    let rest = sentence
+        .strip_prefix("Voting against ")
+        .or_else(|| sentence.strip_prefix("Votes against "))?;
     let list = ["this action:", "the action:", "the policy action:"]
         .iter()
-        .find_map(|a| sentence.strip_prefix("Voting against ")?.strip_prefix(a))?;
+        .find_map(|a| rest.strip_prefix(a))?;
     let names: Vec<&str> = list
         .trim()
         .trim_end_matches('.')
@@ -312,6 +398,11 @@ mod tests {
             roll_call_names("Voting against the action: Esther L. George and Eric Rosengren."),
             Some(vec!["George", "Rosengren"])
         );
+        // The older minutes' form.
+        assert_eq!(
+            roll_call_names("Votes against this action: Messrs. Fisher and Plosser."),
+            Some(vec!["Fisher", "Plosser"])
+        );
         assert_eq!(
             roll_call_names(
                 "Voting against the action was Esther L. George, who preferred to hold."
@@ -387,6 +478,89 @@ mod tests {
             with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
             vec![(0, vec![])]
         );
+        // His view runs on for four sentences; a dissent's view, not asked about him, for two.
+        let long = [
+            placed("Mr. Kashkari dissented because he preferred to hold.", 100),
+            placed("He judged that the labor market had slack.", 160),
+            placed("In addition, he noted that inflation was low.", 220),
+            placed(
+                "In these circumstances, he believed it appropriate to wait.",
+                280,
+            ),
+            placed("He saw little cost in waiting.", 340),
+            placed("He also noted the risks abroad.", 400),
+        ];
+        let followed = |member| {
+            with_antecedents(vec![(0, vec![])], &long, &hits, Asks::Vote, member, 1)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(followed(Some("Kashkari")), vec![0, 1, 2, 3, 4]);
+        assert_eq!(followed(None), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn asked_what_dissenters_thought_their_named_view_follows_the_dissent() {
+        // Passages 0 and 1 are consecutive parts of the minutes; passage 2 is the statement.
+        let hits = [hit("m.md"), hit("m.md"), hit("s.md")];
+        let cand = |text: &str, hit: usize, position: usize| Candidate {
+            position,
+            ..Candidate::new(text, hit)
+        };
+        let cands = [
+            cand(
+                "Mr. Fisher dissented because he preferred an increase.",
+                0,
+                1000,
+            ),
+            cand("Commodity prices were rising.", 0, 1100),
+            cand(
+                "The Committee decided to keep the target unchanged.",
+                2,
+                1200,
+            ),
+            cand("Mr. Fisher was concerned about pricing behavior.", 0, 1300),
+            cand(
+                "Overall, Mr. Fisher viewed expectations as less well anchored.",
+                1,
+                1900,
+            ),
+            // The same sentence read from the next passage too.
+            cand(
+                "Overall, Mr. Fisher viewed expectations as less well anchored.",
+                0,
+                1900,
+            ),
+            cand("Mr. Fisher felt the Committee should tighten.", 1, 2000),
+            cand(
+                "Mr. Plosser dissented because he preferred a larger increase.",
+                1,
+                2100,
+            ),
+            cand("Mr. Fisher noted a later point.", 1, 2200),
+        ];
+        let views = |chosen: Vec<(usize, Vec<usize>)>, member| {
+            with_dissenters_views(chosen, &cands, &hits, member)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        // After the dissent and what the answer already gives of its paragraph, in document
+        // order, up to the next dissent; the statement's sentence stays where it was.
+        assert_eq!(
+            views(vec![(0, vec![]), (1, vec![]), (2, vec![])], None),
+            vec![0, 1, 3, 4, 6, 2]
+        );
+        // A view already in the answer is not repeated.
+        assert_eq!(
+            views(vec![(0, vec![]), (4, vec![])], None),
+            vec![0, 3, 4, 6]
+        );
+        // Asked about another dissenter, Fisher's view does not follow his dissent.
+        assert_eq!(views(vec![(0, vec![])], Some("Plosser")), vec![0]);
+        // No dissent, no view.
+        assert_eq!(views(vec![(1, vec![])], None), vec![1]);
     }
 
     #[test]

@@ -622,7 +622,17 @@ mod tests {
         assert!(asks_vote_detail(
             "Who dissented in 2012, and what did he fear?"
         ));
+        assert!(asks_vote_detail(
+            "How did the lone dissenter read inflation expectations in June 2008?"
+        ));
+        assert!(asks_vote_detail(
+            "Which wording did the dissenter want instead?"
+        ));
         assert!(!asks_vote_detail("Who dissented in March 2012?"));
+        // "already" is not "read", "review" not "view".
+        assert!(!asks_vote_detail(
+            "Who had already dissented before the review in 2019?"
+        ));
         assert!(states_preference(
             "Mr. Lacker preferred to omit the guidance."
         ));

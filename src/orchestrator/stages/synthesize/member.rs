@@ -51,6 +51,16 @@ pub fn speaks_for(sentence: &str, name: &str) -> bool {
         || sentence.starts_with(&format!("{name} "))
 }
 
+/// Whether `sentence` gives the view of one or more of the dissenters `names` by title ("Overall,
+/// Mr. Fisher viewed …", "both Messrs. Fisher and Plosser felt …"): it names one of them after a
+/// title and is neither a dissent nor a roll call.
+pub fn gives_dissenters_view(sentence: &str, names: &[&str]) -> bool {
+    !is_dissent(sentence)
+        && !sentence.starts_with("Voting ")
+        && !sentence.starts_with("Votes ")
+        && dissenter_names(sentence).iter().any(|n| names.contains(n))
+}
+
 /// Whether `sentence` is a dissent that names member `name` among its dissenters.
 pub fn dissent_by(sentence: &str, name: &str) -> bool {
     is_dissent(sentence) && dissenter_names(sentence).contains(&name)
@@ -115,6 +125,32 @@ mod tests {
         // "Mr. George" is not "Mr. Georgeson".
         assert!(!own_view("Mr. Georgeson noted the risks.", "George"));
         assert!(dissent_by(JOINT, "Kashkari"));
+    }
+
+    #[test]
+    fn a_dissenters_view_names_one_of_them_by_title() {
+        let both = ["Fisher", "Plosser"];
+        assert!(gives_dissenters_view(
+            "Overall, Mr. Fisher viewed inflation expectations as less well anchored.",
+            &both
+        ));
+        assert!(gives_dissenters_view(
+            "To help, both Messrs. Fisher and Plosser felt the Committee should act.",
+            &both
+        ));
+        // Their dissent, their roll call and another member's view are not it.
+        assert!(!gives_dissenters_view(
+            "Messrs. Fisher and Plosser dissented because they preferred no change.",
+            &both
+        ));
+        assert!(!gives_dissenters_view(
+            "Votes against this action: Mr. Fisher.",
+            &both
+        ));
+        assert!(!gives_dissenters_view(
+            "Mr. Kohn noted that inflation was low.",
+            &both
+        ));
         assert!(!dissent_by(
             "Ms. George dissented because she preferred a hike.",
             "Kashkari"

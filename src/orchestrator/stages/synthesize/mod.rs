@@ -28,7 +28,9 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
-use choose::{choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents};
+use choose::{
+    choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents, with_dissenters_views,
+};
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{answer_hits, more_of_meeting, pointer, with_candidates};
 use serde_json::json;
@@ -283,6 +285,11 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         member.as_deref(),
         max_sentences,
     );
+    // "How did the dissenter read inflation expectations?": the dissent gives who and what
+    // they preferred; their view, asked about, is in the sentences naming them after it.
+    if asks == Asks::Vote && asks::asks_vote_detail(&question) {
+        chosen = with_dissenters_views(chosen, &cands, &hits, member.as_deref());
+    }
     // "Raised, and by how much?" answered by a sentence that gives only the new target: the
     // size is worked out from the previous meeting's target, whose sentence is cited too.
     let sized = match chosen.first() {
