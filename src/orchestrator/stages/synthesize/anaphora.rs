@@ -15,6 +15,7 @@ const ADDING: &[&str] = &[
     "Furthermore, ",
     "In addition, ",
     "Also, ",
+    "Finally, ",
     "However, ",
     "Nonetheless, ",
     "Nevertheless, ",
@@ -132,7 +133,13 @@ pub fn gives_their_grounds(sentence: &str) -> bool {
 }
 
 /// Connectives that add a further point to the one before.
-const FURTHER: &[&str] = &["Moreover, ", "Furthermore, ", "In addition, ", "Also, "];
+const FURTHER: &[&str] = &[
+    "Moreover, ",
+    "Furthermore, ",
+    "In addition, ",
+    "Also, ",
+    "Finally, ",
+];
 
 /// Whether `sentence` records a member's dissent ("Mr. X dissented because …").
 pub fn is_dissent(sentence: &str) -> bool {

@@ -16,6 +16,8 @@ const MAX_CONTINUING_MEMBER: usize = 4;
 /// How far (bytes from its start) after a sentence the next one may begin to follow it: a long
 /// dissent and the paragraph break after it.
 const CONTINUING_BYTES: usize = 1000;
+/// Sentences brought before a chosen one that leans on them, each leaning on the next.
+const MAX_LEANING: usize = 2;
 /// Sentences naming a dissenter that follow their dissent, asked what they thought.
 const MAX_VIEW: usize = 3;
 /// How far after a dissent (bytes from its start) its dissenters' view may go on: the rest of
@@ -117,22 +119,23 @@ pub fn with_antecedents(
             continue;
         }
         let c = &cands[i];
-        // The sentence before it in its passage or, opening a paragraph ("In light of these
-        // developments, the Committee decided …"), the last of the paragraph before.
-        let before = anaphora::leans_on_previous(&c.text, asks)
-            .then(|| {
-                cands
-                    .iter()
-                    .position(|p| p.hit == c.hit && c.seq > 0 && p.seq == c.seq - 1)
-                    .or_else(|| {
-                        (c.seq == 0)
-                            .then(|| neighbour_in_document(cands, hits, i, Side::Before))
-                            .flatten()
-                    })
-            })
-            .flatten();
-        if let Some(j) = before.filter(|j| !out.iter().any(|(k, _)| k == j)) {
-            out.push((j, Vec::new()));
+        // The sentence it leans on and, when that one leans on another ("Mr. Lacker dissented
+        // … Moreover, he expressed … Finally, he preferred …"), that one too, first.
+        let mut before = Vec::new();
+        let mut at = i;
+        while before.len() < MAX_LEANING {
+            match antecedent(cands, hits, at, asks) {
+                Some(j) if j != i && !before.contains(&j) => {
+                    before.push(j);
+                    at = j;
+                }
+                _ => break,
+            }
+        }
+        for &j in before.iter().rev() {
+            if !out.iter().any(|(k, _)| *k == j) {
+                out.push((j, Vec::new()));
+            }
         }
         out.push((i, support));
         counted += 1;
@@ -242,6 +245,24 @@ pub fn with_dissenters_views(
         }
     }
     out
+}
+
+/// The sentence candidate `i` leans on, if it leans on one (`anaphora::leans_on_previous`): the
+/// sentence before it in its passage or, opening a paragraph ("In light of these developments,
+/// the Committee decided …"), the last of the paragraph before.
+fn antecedent(cands: &[Candidate], hits: &[Hit], i: usize, asks: Asks) -> Option<usize> {
+    let c = &cands[i];
+    if !anaphora::leans_on_previous(&c.text, asks) {
+        return None;
+    }
+    cands
+        .iter()
+        .position(|p| p.hit == c.hit && c.seq > 0 && p.seq == c.seq - 1)
+        .or_else(|| {
+            (c.seq == 0)
+                .then(|| neighbour_in_document(cands, hits, i, Side::Before))
+                .flatten()
+        })
 }
 
 /// Which way [`neighbour_in_document`] looks.
@@ -656,6 +677,26 @@ mod tests {
         assert_eq!(
             with_antecedents(vec![(0, vec![])], &far, &hits, Asks::Vote, None, 1),
             vec![(0, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_chain_of_sentences_leaning_on_each_other_is_brought_from_its_start() {
+        let cand = |text: &str, seq: usize| Candidate {
+            position: 100 * seq,
+            seq,
+            ..Candidate::new(text, 0)
+        };
+        let cands = [
+            cand("Mr. Lacker dissented because he saw no gain from stimulus.", 0),
+            cand("Moreover, he opposed buying MBS, favouring one sector.", 1),
+            cand("Finally, he preferred to omit the date.", 2),
+        ];
+        let hits = [hit("m.md")];
+        // "Finally, he …" leans on "Moreover, he …", which leans on the sentence naming him.
+        assert_eq!(
+            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            vec![(0, vec![]), (1, vec![]), (2, vec![])]
         );
     }
 

@@ -51,14 +51,21 @@ pub fn speaks_for(sentence: &str, name: &str) -> bool {
         || sentence.starts_with(&format!("{name} "))
 }
 
-/// Whether `sentence` gives the view of one or more of the dissenters `names` by title ("Overall,
-/// Mr. Fisher viewed …", "both Messrs. Fisher and Plosser felt …"): it names one of them after a
-/// title and is neither a dissent nor a roll call.
+/// Whether `sentence` gives the view of one or more of the dissenters `names`: it names one of
+/// them after a title ("Overall, Mr. Fisher viewed …", "both Messrs. Fisher and Plosser felt …")
+/// or says whose view it is as the dissent would ("in his view" of one dissenter, "in their
+/// view" of several), and is neither a dissent nor a roll call.
 pub fn gives_dissenters_view(sentence: &str, names: &[&str]) -> bool {
+    let lower = sentence.to_lowercase();
+    let pronoun = match names.len() {
+        0 => false,
+        1 => lower.contains("in his view") || lower.contains("in her view"),
+        _ => lower.contains("in their view"),
+    };
     !is_dissent(sentence)
         && !sentence.starts_with("Voting ")
         && !sentence.starts_with("Votes ")
-        && dissenter_names(sentence).iter().any(|n| names.contains(n))
+        && (pronoun || dissenter_names(sentence).iter().any(|n| names.contains(n)))
 }
 
 /// Whether `sentence` is a dissent that names member `name` among its dissenters.
@@ -150,6 +157,14 @@ mod tests {
         assert!(!gives_dissenters_view(
             "Mr. Kohn noted that inflation was low.",
             &both
+        ));
+        // Whose view it is, as the dissent would say it: "their" of two, "his" of one.
+        let worry = "The more worrisome development in their view was the outlook for inflation.";
+        assert!(gives_dissenters_view(worry, &both));
+        assert!(!gives_dissenters_view(worry, &["Fisher"]));
+        assert!(gives_dissenters_view(
+            "In his view, the outlook had improved.",
+            &["Fisher"]
         ));
         assert!(!dissent_by(
             "Ms. George dissented because she preferred a hike.",
