@@ -489,6 +489,16 @@ pub fn subject(question: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a clause a question sets aside ("apart from cutting rates", "beyond the emergency cut
+/// of 3 March 2020", "besides holding the rate") names the policy rate's decision: a verb of
+/// moving it, holding it or setting its target, with nothing else to move ("besides raising
+/// the pace of purchases" is about purchases).
+pub fn names_rate_decision(clause: &str) -> bool {
+    let c = format!(" {} ", clause.to_lowercase());
+    (any(&c, RATE_MOVES) || any(&c, &[" hold", " target", " rates "]))
+        && !any(&c, OTHER_OBJECTS)
+}
+
 /// Whether a policy-rate question asks about a move ("did they raise, lower or leave it
 /// unchanged", "by how much did they cut"), not only the level.
 pub fn asks_move(question: &str) -> bool {
@@ -596,6 +606,17 @@ mod tests {
         assert!(!asks_new(
             "What did the minutes say about the New York Fed?"
         ));
+    }
+
+    #[test]
+    fn a_clause_set_aside_can_name_the_rate_decision() {
+        assert!(names_rate_decision("cutting rates"));
+        assert!(names_rate_decision("the emergency cut of 3 march 2020"));
+        assert!(names_rate_decision("holding the rate"));
+        assert!(names_rate_decision("setting the new target range on 16 december 2008"));
+        assert!(!names_rate_decision("agency debt and mbs"));
+        assert!(!names_rate_decision("raising the pace of purchases"));
+        assert!(!names_rate_decision("the soft jobs data"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! review, what the previous meeting already said). The hand-weighted score reads them; so does
 //! the learned ranker ([`super::ranker`]).
 
+use super::cues;
 use super::meeting::previous_meeting_sentences;
 use super::{is_minutes, with_context, Candidate, MAX_OVERLAP};
 use crate::index::{Hit, Retriever};
@@ -99,6 +100,10 @@ pub fn measure(s: &Setting, cands: &[Candidate]) -> Vec<Signals> {
     let retriever = s.retriever;
     let hits = s.hits;
     let excluded = excluded_terms(retriever, s.question);
+    // "Apart from cutting rates, …": the sentence of the rate decision is what is set aside,
+    // whatever its words ("decided today to lower the target range …").
+    let rate_set_aside = asks::set_aside(&s.question.to_lowercase())
+        .is_some_and(asks::names_rate_decision);
     let mut repeated = boilerplate(retriever, s.ranked, hits, cands);
     // Asked why, or how something was seen, at one meeting: what the meeting before already
     // said in the same words is standing language, not this meeting's answer.
@@ -160,7 +165,8 @@ pub fn measure(s: &Setting, cands: &[Candidate]) -> Vec<Signals> {
                 cue: c.cue,
                 repeated: repeated[i],
                 first_cue: firsts.contains(&i),
-                besides: !excluded.is_empty() && coverage(&excluded, terms) >= 0.5,
+                besides: (!excluded.is_empty() && coverage(&excluded, terms) >= 0.5)
+                    || (rate_set_aside && cues::cue(Asks::Rate, &c.text) >= 1.0),
                 procedural: c.procedural && !asks_procedure,
                 other_series: minutes_named && !is_minutes(h),
                 // Asked why, the minutes' first half reviews the markets and the economy; the
@@ -474,8 +480,21 @@ pub fn topic_words(text: &str) -> String {
 fn excluded_terms(retriever: &dyn Retriever, question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
     asks::set_aside(&lower)
-        .map(|clause| retriever.analyze(clause))
+        .map(|clause| retriever.analyze(&undated(clause)))
         .unwrap_or_default()
+}
+
+/// A set-aside clause without its date: "the emergency cut of 3 March 2020" names the meeting,
+/// which every sentence of it shares, so only "the emergency cut of" tells what is set aside.
+fn undated(clause: &str) -> String {
+    clause
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            !w.chars().any(|c| c.is_ascii_digit()) && crate::calendar::month_from_name(w).is_none()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The first candidate of each document that fully offers what is asked.
@@ -516,6 +535,19 @@ pub fn is_procedural(sentence: &str) -> bool {
 mod tests {
     use super::*;
     use crate::orchestrator::stages::synthesize::Candidate;
+
+    #[test]
+    fn a_set_aside_clause_loses_its_date() {
+        assert_eq!(
+            undated("the emergency cut of 3 march 2020"),
+            "the emergency cut of"
+        );
+        assert_eq!(
+            undated("setting the new target range on 16 dec. 2008"),
+            "setting the new target range on"
+        );
+        assert_eq!(undated("agency debt and mbs"), "agency debt and mbs");
+    }
 
     #[test]
     fn handing_the_directive_to_the_desk_is_procedure() {
