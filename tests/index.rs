@@ -654,3 +654,28 @@ fn a_progressive_start_answers_from_bm25_then_switches_to_hybrid_without_a_resta
             > 0
     );
 }
+
+#[test]
+fn an_index_cut_by_an_older_chunker_is_re_chunked_on_the_next_update() {
+    use fathom::index::manifest::{Manifest, FILE};
+    let corpus = small_corpus();
+    let data = tempfile::tempdir().unwrap();
+    index(corpus.path(), data.path(), false);
+    // The newest generation's manifest, as an index written before the chunker changed.
+    let newest = generations(data.path()).pop().expect("a generation");
+    let mut manifest = Manifest::read(&newest.join(FILE)).unwrap();
+    assert_eq!(manifest.chunker, fathom::corpus::CHUNKER_VERSION);
+    manifest.chunker = 1;
+    manifest.write(&newest).unwrap();
+    let r = index(corpus.path(), data.path(), false);
+    assert!(
+        r.rebuilt
+            .as_deref()
+            .is_some_and(|why| why.contains("chunker changed")),
+        "{:?}",
+        r.rebuilt
+    );
+    // Up to date now: the next update rebuilds nothing.
+    let r = index(corpus.path(), data.path(), false);
+    assert!(r.rebuilt.is_none(), "{:?}", r.rebuilt);
+}

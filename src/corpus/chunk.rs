@@ -52,6 +52,11 @@ struct Section<'a> {
     paragraphs: Vec<Piece>,
 }
 
+/// Which way passages are cut, recorded in the index so a change re-chunks it: 2 cuts a long
+/// paragraph where an answer cuts sentences (never after "Mr." or "U.S."); 1 cut after any
+/// full stop.
+pub const CHUNKER_VERSION: u32 = 2;
+
 pub fn chunk_document(doc: &Document, opts: &ChunkOptions) -> Vec<Chunk> {
     let max = opts.max_words.max(1);
     let target = opts.target_words.clamp(1, max);
@@ -182,22 +187,18 @@ fn split_long(text: &str, p: Piece, max: usize) -> Vec<Piece> {
         .collect()
 }
 
-/// Sentences of `text[start..end]`: a sentence ends at `.`, `?` or `!` followed by whitespace.
+/// Sentences of `text[start..end]`, cut where an answer cuts them
+/// ([`crate::orchestrator::text::sentences`]): never after a title or an initial ("Mr. Hoenig",
+/// "the U.S. outlook"), so no passage ends inside a sentence an answer would quote.
 fn sentence_ranges(text: &str, start: usize, end: usize) -> Vec<Piece> {
     let slice = &text[start..end];
-    let bytes = slice.as_bytes();
+    let base = slice.as_ptr() as usize;
     let mut out = Vec::new();
-    let mut s = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        // ASCII bytes never occur inside a multi-byte UTF-8 character, so byte scanning is safe.
-        let ends = matches!(b, b'.' | b'?' | b'!')
-            && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace());
-        if ends {
-            push_trimmed(&mut out, text, start + s, start + i + 1);
-            s = i + 1;
-        }
+    for sentence in crate::orchestrator::text::sentences(slice) {
+        // Each sentence is a part of `slice`: its offset is where it starts in memory.
+        let s = start + (sentence.as_ptr() as usize - base);
+        push_trimmed(&mut out, text, s, s + sentence.len());
     }
-    push_trimmed(&mut out, text, start + s, end);
     out
 }
 
@@ -389,6 +390,23 @@ mod tests {
         let c = chunk_document(&doc("a b c d e f g h i j k"), &opts(4, 4));
         let texts: Vec<&str> = c.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, vec!["a b c d", "e f g h", "i j k"]);
+    }
+
+    #[test]
+    fn a_long_paragraph_is_not_cut_after_a_title_or_an_initial() {
+        let text = "Improving conditions worried Mr. Hoenig greatly today. \
+                    Risks to the U.S. outlook had grown over time.";
+        let c = chunk_document(&doc(text), &opts(9, 9));
+        assert_eq!(
+            sections_and_texts(&c)
+                .iter()
+                .map(|(_, t)| *t)
+                .collect::<Vec<_>>(),
+            vec![
+                "Improving conditions worried Mr. Hoenig greatly today.",
+                "Risks to the U.S. outlook had grown over time."
+            ]
+        );
     }
 
     /// A tiny deterministic generator, so the property test needs no seed handling.

@@ -7,7 +7,7 @@ mod document;
 mod html;
 pub use html::to_text as html_to_text;
 
-pub use chunk::{chunk_document, ChunkOptions};
+pub use chunk::{chunk_document, ChunkOptions, CHUNKER_VERSION};
 pub use date::Date;
 pub use discover::{discover, discover_with, Discovered, LinkPolicy, SkippedFile};
 pub use document::{load_document, Document};

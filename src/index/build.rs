@@ -357,6 +357,13 @@ pub fn build_sparse(
                 {
                     rebuilt = Some("chunk size changed".to_string());
                     None
+                } else if m.chunker != corpus::CHUNKER_VERSION {
+                    rebuilt = Some(format!(
+                        "chunker changed ({} → {})",
+                        m.chunker,
+                        corpus::CHUNKER_VERSION
+                    ));
+                    None
                 } else {
                     if m.embedding_model != model_id {
                         rebuilt = Some(format!(
@@ -434,6 +441,7 @@ pub fn build_sparse(
                 embedding_model: model_id.clone(),
                 chunk_target_words: opts.chunking.target_words,
                 chunk_max_words: opts.chunking.max_words,
+                chunker: corpus::CHUNKER_VERSION,
                 parts: Parts {
                     chunks: FilePart {
                         file: chunk_table::FILE.to_string(),

@@ -25,9 +25,17 @@ pub struct Manifest {
     pub embedding_model: Option<String>,
     pub chunk_target_words: usize,
     pub chunk_max_words: usize,
+    /// Which way the chunker cut passages ([`crate::corpus::CHUNKER_VERSION`]); an index from
+    /// before the version was written (1) is re-chunked on the next update.
+    #[serde(default = "first_chunker")]
+    pub chunker: u32,
     pub parts: Parts,
     /// Keyed by the document's path relative to the corpus root.
     pub documents: BTreeMap<String, DocEntry>,
+}
+
+fn first_chunker() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -139,6 +147,7 @@ mod tests {
             embedding_model: Some("m".into()),
             chunk_target_words: 160,
             chunk_max_words: 200,
+            chunker: crate::corpus::CHUNKER_VERSION,
             parts: Parts {
                 chunks: FilePart {
                     file: "chunks.jsonl".into(),
