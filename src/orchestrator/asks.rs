@@ -495,8 +495,7 @@ pub fn subject(question: &str) -> Vec<String> {
 /// the pace of purchases" is about purchases).
 pub fn names_rate_decision(clause: &str) -> bool {
     let c = format!(" {} ", clause.to_lowercase());
-    (any(&c, RATE_MOVES) || any(&c, &[" hold", " target", " rates "]))
-        && !any(&c, OTHER_OBJECTS)
+    (any(&c, RATE_MOVES) || any(&c, &[" hold", " target", " rates "])) && !any(&c, OTHER_OBJECTS)
 }
 
 /// Whether a policy-rate question asks about a move ("did they raise, lower or leave it
@@ -613,7 +612,9 @@ mod tests {
         assert!(names_rate_decision("cutting rates"));
         assert!(names_rate_decision("the emergency cut of 3 march 2020"));
         assert!(names_rate_decision("holding the rate"));
-        assert!(names_rate_decision("setting the new target range on 16 december 2008"));
+        assert!(names_rate_decision(
+            "setting the new target range on 16 december 2008"
+        ));
         assert!(!names_rate_decision("agency debt and mbs"));
         assert!(!names_rate_decision("raising the pace of purchases"));
         assert!(!names_rate_decision("the soft jobs data"));

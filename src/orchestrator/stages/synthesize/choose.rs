@@ -179,11 +179,11 @@ pub fn with_antecedents(
 
 /// Each chosen dissent followed by the later sentences that give its dissenters' view by name
 /// ("Overall, Mr. Fisher viewed inflation expectations as …", "To help restrain inflation
-/// expectations, Mr. Fisher felt it would be appropriate to tighten …"), in document order, up to
-/// [`MAX_VIEW`]: asked what a dissenter thought or wanted, their view is the answer, and the
-/// minutes give it over the rest of the dissent's paragraph and the next, often after sentences
-/// that name no one. A view ends at the next dissent; it does not count towards the answer's
-/// length. Asked about one `member`, only their view follows.
+/// expectations, Mr. Fisher felt it would be appropriate to tighten …"): the [`MAX_VIEW`] that
+/// score best, in document order. Asked what a dissenter thought or wanted, their view is the
+/// answer, and the minutes give it over the rest of the dissent's paragraph and the next, often
+/// after sentences that name no one. A view ends at the next dissent; it does not count towards
+/// the answer's length. Asked about one `member`, only their view follows.
 pub fn with_dissenters_views(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],
@@ -222,7 +222,11 @@ pub fn with_dissenters_views(
         views.sort_by_key(|&j| cands[j].position);
         // One sentence read from two overlapping passages is one sentence.
         views.dedup_by_key(|j| cands[*j].position);
-        for j in views.into_iter().take(MAX_VIEW) {
+        // The best of them, as the question's ranking has it, told in document order.
+        views.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score));
+        views.truncate(MAX_VIEW);
+        views.sort_by_key(|&j| cands[j].position);
+        for j in views {
             let at_document = |k: usize| {
                 hits[cands[k].hit].document == *document && cands[k].position == cands[j].position
             };
@@ -582,6 +586,28 @@ mod tests {
         assert_eq!(views(vec![(0, vec![])], Some("Plosser")), vec![0]);
         // No dissent, no view.
         assert_eq!(views(vec![(1, vec![])], None), vec![1]);
+        // Of four, the three scoring best follow, in document order.
+        let scored = |text: &str, position: usize, score: f64| Candidate {
+            position,
+            score,
+            ..Candidate::new(text, 0)
+        };
+        let many = [
+            scored(
+                "Mr. Fisher dissented because he preferred an increase.",
+                0,
+                0.9,
+            ),
+            scored("Mr. Fisher noted strong demand.", 100, 0.5),
+            scored("Mr. Fisher was concerned about pricing.", 200, 0.1),
+            scored("Mr. Fisher saw expectations drifting up.", 300, 0.4),
+            scored("Mr. Fisher felt the Committee should tighten.", 400, 0.6),
+        ];
+        let best: Vec<usize> = with_dissenters_views(vec![(0, vec![])], &many, &hits[..1], None)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(best, vec![0, 1, 3, 4]);
     }
 
     #[test]
@@ -688,7 +714,10 @@ mod tests {
             ..Candidate::new(text, 0)
         };
         let cands = [
-            cand("Mr. Lacker dissented because he saw no gain from stimulus.", 0),
+            cand(
+                "Mr. Lacker dissented because he saw no gain from stimulus.",
+                0,
+            ),
             cand("Moreover, he opposed buying MBS, favouring one sector.", 1),
             cand("Finally, he preferred to omit the date.", 2),
         ];

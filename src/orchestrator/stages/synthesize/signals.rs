@@ -102,8 +102,8 @@ pub fn measure(s: &Setting, cands: &[Candidate]) -> Vec<Signals> {
     let excluded = excluded_terms(retriever, s.question);
     // "Apart from cutting rates, …": the sentence of the rate decision is what is set aside,
     // whatever its words ("decided today to lower the target range …").
-    let rate_set_aside = asks::set_aside(&s.question.to_lowercase())
-        .is_some_and(asks::names_rate_decision);
+    let rate_set_aside =
+        asks::set_aside(&s.question.to_lowercase()).is_some_and(asks::names_rate_decision);
     let mut repeated = boilerplate(retriever, s.ranked, hits, cands);
     // Asked why, or how something was seen, at one meeting: what the meeting before already
     // said in the same words is standing language, not this meeting's answer.
