@@ -14,6 +14,7 @@ mod cues;
 mod learned;
 mod meeting;
 mod member;
+mod quarter;
 mod ranker;
 mod rate_move;
 mod signals;
@@ -398,6 +399,32 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         );
         if let Some(v) = first {
             answer.vectors.insert(0, v);
+        }
+    }
+    // Asked when, a quarter's end is said as its month too, beside the sentence naming it
+    // (unless that sentence names a month itself).
+    if asks == Asks::Schedule {
+        let month = chosen.iter().enumerate().find_map(|(k, (i, _))| {
+            let text = &cands[*i].text;
+            quarter::its_month(text, hits[cands[*i].hit].date)
+                .filter(|_| !names_month(text))
+                .map(|m| (k, m))
+        });
+        if let Some((k, said)) = month {
+            // After the quoted sentence, and after the worked-out move if one opens the answer.
+            let at = k + 1 + answer.sentences.len() - chosen.len();
+            let vector = answer.vectors.get(at - 1).cloned();
+            answer.sentences.insert(
+                at,
+                AnswerSentence {
+                    display: said.clone(),
+                    text: said,
+                    citations: Vec::new(),
+                },
+            );
+            if let Some(v) = vector.filter(|_| answer.vectors.len() >= at) {
+                answer.vectors.insert(at, v);
+            }
         }
     }
     answer.text = answer
