@@ -565,6 +565,29 @@ pub fn asks_new(question: &str) -> bool {
     )
 }
 
+/// Whether a question asks what the Committee would do next, not what it did ("what did it
+/// promise about further easing?", "what did it say it would do next?", "what would it look for
+/// at its coming meetings?", "what flexibility did it signal?").
+pub fn asks_what_next(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    any(
+        &q,
+        &[
+            " promis",
+            " do next",
+            " would do",
+            "future policy",
+            "further easing",
+            "further tightening",
+            "further action",
+            "more rate increases",
+            "coming meetings",
+            "flexib",
+            "ready to",
+        ],
+    )
+}
+
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not
 /// raising rates", "why not yet").
 pub fn asks_why_not(question: &str) -> bool {

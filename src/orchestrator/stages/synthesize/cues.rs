@@ -225,6 +225,24 @@ pub fn states_preference(sentence: &str) -> bool {
     )
 }
 
+/// Whether lower-case `s` says what the Committee stands ready to do, conditionally or next
+/// ("will provide additional accommodation as needed", "will act as appropriate", "is prepared
+/// to increase or reduce the pace", "anticipates that some additional policy firming may be
+/// appropriate", "will, at its coming meetings, assess …").
+pub fn intends(lower: &str) -> bool {
+    any(
+        lower,
+        &[
+            "as needed",
+            "act as appropriate",
+            "prepared to",
+            "stands ready",
+            "anticipates that",
+            "coming meetings",
+        ],
+    )
+}
+
 /// Whether the sentence gives waiting for more information as the course taken: the usual
 /// reason for not acting yet ("decided … to wait for some further evidence").
 pub fn waits(lower: &str) -> bool {
@@ -615,6 +633,27 @@ mod tests {
             "Beginning in September, the Committee will add to its holdings at a slower pace.";
         assert!(cue(Asks::Schedule, begins) > cue(Asks::Schedule, since));
         assert!(cue(Asks::Schedule, since) <= 0.2);
+    }
+
+    #[test]
+    fn asked_what_comes_next_the_committees_readiness_answers() {
+        use crate::orchestrator::asks::asks_what_next;
+        assert!(asks_what_next(
+            "What did the FOMC promise in August 2012 about further easing?"
+        ));
+        assert!(asks_what_next(
+            "Beyond the cut, what did the FOMC say it would do next?"
+        ));
+        assert!(!asks_what_next("What did the FOMC decide in March 2020?"));
+        assert!(intends(
+            "the committee will provide additional accommodation as needed to promote a recovery."
+        ));
+        assert!(intends(
+            "the committee anticipates that some additional policy firming may be appropriate."
+        ));
+        assert!(!intends(
+            "the committee decided today to raise the target range to 4-3/4 to 5 percent."
+        ));
     }
 
     #[test]

@@ -185,6 +185,17 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             };
         }
     }
+    // What the Committee would do next: its stated readiness is the answer, and the action it
+    // took today counts for less.
+    if matches!(asks, Asks::Decision | Asks::Guidance) && asks::asks_what_next(&question) {
+        for c in &mut cands {
+            c.cue = if cues::intends(&c.text.to_lowercase()) {
+                1.0
+            } else {
+                c.cue * 0.7
+            };
+        }
+    }
     if asks == Asks::Description {
         subject_cues(&question, &mut cands);
     }
