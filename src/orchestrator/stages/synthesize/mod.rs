@@ -198,6 +198,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     }
     if asks == Asks::Description {
         subject_cues(&question, &mut cands);
+        decision_describes_nothing(&mut cands);
     }
     let setting = Setting {
         retriever: retriever.as_ref(),
@@ -652,6 +653,17 @@ fn subject_cues(question: &str, cands: &mut [Candidate]) {
     }
 }
 
+/// Asked how something was described ("how did the FOMC describe the economy when it cut
+/// rates?"), the sentence deciding the rate is the occasion the question dates itself by, not
+/// a description: it offers nothing asked.
+fn decision_describes_nothing(cands: &mut [Candidate]) {
+    for c in cands.iter_mut() {
+        if cue(Asks::Rate, &c.text) >= 1.0 {
+            c.cue = 0.0;
+        }
+    }
+}
+
 /// A vote question asks who dissented *and* what they preferred or why: a sentence naming a
 /// dissenter ("Mr. Hoenig believed the risks … outweighed the benefits") offers it too.
 fn second_vote_sentences(cands: &mut [Candidate]) {
@@ -746,6 +758,26 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn asked_for_a_description_the_rate_decision_offers_nothing() {
+        let mut cands = [
+            Candidate {
+                cue: 0.6,
+                ..Candidate::new(
+                    "The Committee decided today to lower the target range for the federal funds rate to 1 to 1-1/4 percent.",
+                    0,
+                )
+            },
+            Candidate {
+                cue: 0.6,
+                ..Candidate::new("Job gains have slowed, and the unemployment rate has moved up.", 0)
+            },
+        ];
+        decision_describes_nothing(&mut cands);
+        assert_eq!(cands[0].cue, 0.0);
+        assert_eq!(cands[1].cue, 0.6);
+    }
 
     #[test]
     fn name_lists_and_headings_are_recognised() {
