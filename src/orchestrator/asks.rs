@@ -321,9 +321,20 @@ pub fn classify(question: &str) -> Asks {
             return Asks::Description;
         }
     }
-    // "How did the FOMC contrast consumers and businesses when it cut rates?": asked to
-    // describe, the rate move only dates the question.
-    if any(q, &["describe", "characteri", " contrast"]) && !any(q, &["how much", "what target"]) {
+    // "How did the FOMC contrast consumers and businesses when it cut rates?", "what view of
+    // the outlook did the cut support?": asked to describe, the rate move only dates the
+    // question.
+    if any(
+        q,
+        &[
+            "describe",
+            "characteri",
+            " contrast",
+            "what view",
+            "which view",
+        ],
+    ) && !any(q, &["how much", "what target"])
+    {
         return Asks::Description;
     }
     let policy_rate = any(
@@ -805,6 +816,10 @@ mod tests {
             ("What drove the weaker spending in 2011?", Asks::Reason),
             (
                 "How did the Committee characterise spending when it raised rates in 2005?",
+                Asks::Description,
+            ),
+            (
+                "Which view of the economy did the 2007 rate cut rest on?",
                 Asks::Description,
             ),
             // A worry or grounds named beside the rate still ask why.
