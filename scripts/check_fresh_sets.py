@@ -151,6 +151,8 @@ SETS = [
     # The sixteenth: the thirteenth's brief, up to 56 from the minutes (the statements' unused
     # sentences with a dissent, a figure or a month are used up).
     later_set(16, "sixteenth set", "u-", minutes=(36, 56)),
+    # The seventeenth: the sixteenth's brief.
+    later_set(17, "seventeenth set", "v-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
