@@ -552,7 +552,7 @@ pub fn asks_vote_detail(question: &str) -> bool {
             " read ",
             "justif",
             "wording",
-            "weight",
+            "weigh",
             "emphas",
         ],
     )
@@ -581,22 +581,39 @@ pub fn asks_new(question: &str) -> bool {
 /// at its coming meetings?", "what flexibility did it signal?").
 pub fn asks_what_next(question: &str) -> bool {
     let q = format!(" {} ", question.to_lowercase());
-    any(
-        &q,
-        &[
-            " promis",
-            " do next",
-            " would do",
-            "future policy",
-            "further easing",
-            "further tightening",
-            "further action",
-            "more rate increases",
-            "coming meetings",
-            "flexib",
-            "ready to",
-        ],
-    )
+    // "Further rate increases", "additional firming", "more cuts": moves still to come.
+    let more_moves = [" further ", " more ", " additional "].iter().any(|m| {
+        q.match_indices(m).any(|(i, _)| {
+            let rest = q[i + m.len()..]
+                .trim_start_matches("rate ")
+                .trim_start_matches("policy ");
+            [
+                "increase",
+                "hike",
+                "firming",
+                "tightening",
+                "easing",
+                "cut",
+                "reduction",
+            ]
+            .iter()
+            .any(|n| rest.starts_with(n))
+        })
+    });
+    more_moves
+        || any(
+            &q,
+            &[
+                " promis",
+                " do next",
+                " would do",
+                "future policy",
+                "further action",
+                "coming meetings",
+                "flexib",
+                "ready to",
+            ],
+        )
 }
 
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not

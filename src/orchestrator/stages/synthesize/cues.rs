@@ -228,7 +228,8 @@ pub fn states_preference(sentence: &str) -> bool {
 /// Whether lower-case `s` says what the Committee stands ready to do, conditionally or next
 /// ("will provide additional accommodation as needed", "will act as appropriate", "is prepared
 /// to increase or reduce the pace", "anticipates that some additional policy firming may be
-/// appropriate", "will, at its coming meetings, assess …").
+/// appropriate", "will, at its coming meetings, assess …", "the extent and timing of any
+/// additional firming that may be needed … will depend on …").
 pub fn intends(lower: &str) -> bool {
     any(
         lower,
@@ -239,6 +240,8 @@ pub fn intends(lower: &str) -> bool {
             "stands ready",
             "anticipates that",
             "coming meetings",
+            "will depend on",
+            "may be needed",
         ],
     )
 }
@@ -666,6 +669,9 @@ mod tests {
         ));
         assert!(asks_vote_detail(
             "Which wording did the dissenter want instead?"
+        ));
+        assert!(asks_vote_detail(
+            "How did Fisher weigh inflation against growth when he dissented?"
         ));
         assert!(!asks_vote_detail("Who dissented in March 2012?"));
         // "already" is not "read", "review" not "view".
