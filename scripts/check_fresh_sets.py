@@ -153,6 +153,8 @@ SETS = [
     later_set(16, "sixteenth set", "u-", minutes=(36, 56)),
     # The seventeenth: the sixteenth's brief.
     later_set(17, "seventeenth set", "v-", minutes=(36, 56)),
+    # The eighteenth: the sixteenth's brief.
+    later_set(18, "eighteenth set", "w-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
