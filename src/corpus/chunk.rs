@@ -52,10 +52,10 @@ struct Section<'a> {
     paragraphs: Vec<Piece>,
 }
 
-/// Which way passages are cut, recorded in the index so a change re-chunks it: 2 cuts a long
-/// paragraph where an answer cuts sentences (never after "Mr." or "U.S."); 1 cut after any
-/// full stop.
-pub const CHUNKER_VERSION: u32 = 2;
+/// Which way passages are cut, recorded in the index so a change re-chunks it: 3 cuts a long
+/// paragraph where an answer cuts sentences (never after "Mr." or "U.S.", nor inside a spaced
+/// ellipsis); 2 did, but cut inside ". . ."; 1 cut after any full stop.
+pub const CHUNKER_VERSION: u32 = 3;
 
 pub fn chunk_document(doc: &Document, opts: &ChunkOptions) -> Vec<Chunk> {
     let max = opts.max_words.max(1);

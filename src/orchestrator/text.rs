@@ -2,8 +2,9 @@
 
 /// Splits text into sentences at `.`, `?`, `!` followed by whitespace, and at blank lines.
 /// A full stop does not end a sentence after an initial ("Jerome H. Powell", "U.S."), after a
-/// title or abbreviation ("Mr.", "St.", "e.g."), or when the next word starts in lower case
-/// ("8:00 a.m. on Tuesday"): a sentence never starts in lower case.
+/// title or abbreviation ("Mr.", "St.", "e.g."), when the next word starts in lower case
+/// ("8:00 a.m. on Tuesday": a sentence never starts in lower case), or inside a spaced ellipsis
+/// ("that \". . . policy accommodation can be removed\"").
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -29,10 +30,13 @@ pub fn sentences(text: &str) -> Vec<&str> {
                     .map(|c| c.1)
                     .find(|c| !c.is_whitespace());
                 let lower_next = ch == '.' && next_word.is_some_and(char::is_lowercase);
+                // The dots of a spaced ellipsis (". . . policy accommodation") end nothing.
+                let ellipsis = ch == '.' && next_word == Some('.');
                 let ends = after.is_none_or(char::is_whitespace)
                     && !initial
                     && !abbreviation
-                    && !lower_next;
+                    && !lower_next
+                    && !ellipsis;
                 if let (true, Some(q)) = (ends, quote) {
                     // An answer's markers after the quotation mark are its sentence's ("… was
                     // “somewhat elevated.” [3] To further …").
@@ -456,6 +460,16 @@ mod tests {
                 "Banks of St. Louis and Kansas City approved.",
                 "The meeting began at 8:00 a.m. on Tuesday.",
                 "The U.S. economy grew."
+            ]
+        );
+        // A spaced ellipsis opening a quotation is inside the sentence quoting it.
+        assert_eq!(
+            sentences(
+                "All agreed to the statement that \". . . policy accommodation can be removed at a pace that is likely to be measured.\" At the conclusion, the Committee voted."
+            ),
+            vec![
+                "All agreed to the statement that \". . . policy accommodation can be removed at a pace that is likely to be measured.\"",
+                "At the conclusion, the Committee voted."
             ]
         );
     }
