@@ -186,6 +186,15 @@ fn unchanged_documents_keep_their_chunk_ids_and_vectors() {
     assert_eq!(after.vectors().unwrap().row(row), vec_before.as_slice());
 }
 
+/// Asserts that an index run rebuilt from scratch, giving a reason that says `why`.
+fn assert_rebuilt_for(r: &IndexReport, why: &str) {
+    assert!(
+        r.rebuilt.as_deref().is_some_and(|w| w.contains(why)),
+        "{:?}",
+        r.rebuilt
+    );
+}
+
 /// The generation folders of an index, oldest first.
 fn generations(index: &Path) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<_> = std::fs::read_dir(index)
@@ -255,13 +264,7 @@ fn a_damaged_generation_falls_back_and_index_repairs_it_without_embedding() {
     assert!(matches!(err, IndexError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("fathom index --rebuild"), "{err}");
     let r = index(corpus.path(), data.path(), true);
-    assert!(
-        r.rebuilt
-            .as_deref()
-            .is_some_and(|why| why.contains("damaged")),
-        "{:?}",
-        r.rebuilt
-    );
+    assert_rebuilt_for(&r, "damaged");
     assert_eq!(r.chunks, 3);
     assert_eq!(r.embedded_chunks.computed, 0, "the rebuild embeds nothing");
     let store = IndexStore::open(data.path()).unwrap();
@@ -489,11 +492,7 @@ fn an_index_from_an_older_fathom_is_named_as_such_and_rebuilt() {
     assert!(err.to_string().contains("run `fathom index`"), "{err}");
 
     let r = index(corpus.path(), data.path(), false);
-    assert!(
-        r.rebuilt.as_deref().is_some_and(|w| w.contains("format 2")),
-        "{:?}",
-        r.rebuilt
-    );
+    assert_rebuilt_for(&r, "format 2");
     assert!(!data.path().join("manifest.json").exists());
     assert!(!data.path().join("bm25").exists());
     assert_eq!(IndexStore::open(data.path()).unwrap().chunks().len(), 3);
@@ -668,13 +667,7 @@ fn an_index_cut_by_an_older_chunker_is_re_chunked_on_the_next_update() {
     manifest.chunker = 1;
     manifest.write(&newest).unwrap();
     let r = index(corpus.path(), data.path(), false);
-    assert!(
-        r.rebuilt
-            .as_deref()
-            .is_some_and(|why| why.contains("chunker changed")),
-        "{:?}",
-        r.rebuilt
-    );
+    assert_rebuilt_for(&r, "chunker changed");
     // Up to date now: the next update rebuilds nothing.
     let r = index(corpus.path(), data.path(), false);
     assert!(r.rebuilt.is_none(), "{:?}", r.rebuilt);

@@ -187,32 +187,18 @@ fn split_long(text: &str, p: Piece, max: usize) -> Vec<Piece> {
         .collect()
 }
 
-/// Sentences of `text[start..end]`, cut where an answer cuts them
-/// ([`crate::orchestrator::text::sentences`]): never after a title or an initial ("Mr. Hoenig",
-/// "the U.S. outlook"), so no passage ends inside a sentence an answer would quote.
+/// Sentences of `text[start..end]`, cut where an answer cuts them ([`super::sentence_spans`]):
+/// never after a title or an initial ("Mr. Hoenig", "the U.S. outlook"), so no passage ends
+/// inside a sentence an answer would quote.
 fn sentence_ranges(text: &str, start: usize, end: usize) -> Vec<Piece> {
-    let slice = &text[start..end];
-    let base = slice.as_ptr() as usize;
-    let mut out = Vec::new();
-    for sentence in crate::orchestrator::text::sentences(slice) {
-        // Each sentence is a part of `slice`: its offset is where it starts in memory.
-        let s = start + (sentence.as_ptr() as usize - base);
-        push_trimmed(&mut out, text, s, s + sentence.len());
-    }
-    out
-}
-
-fn push_trimmed(out: &mut Vec<Piece>, text: &str, s: usize, e: usize) {
-    let seg = &text[s..e];
-    let trimmed = seg.trim();
-    if !trimmed.is_empty() {
-        let start = s + (seg.len() - seg.trim_start().len());
-        out.push(Piece {
-            start,
-            end: start + trimmed.len(),
-            words: words(trimmed),
-        });
-    }
+    super::sentence_spans(&text[start..end])
+        .into_iter()
+        .map(|r| Piece {
+            start: start + r.start,
+            end: start + r.end,
+            words: words(&text[start + r.start..start + r.end]),
+        })
+        .collect()
 }
 
 /// Consecutive windows of at most `max` words.
@@ -299,6 +285,10 @@ mod tests {
             .collect()
     }
 
+    fn texts(chunks: &[Chunk]) -> Vec<&str> {
+        chunks.iter().map(|c| c.text.as_str()).collect()
+    }
+
     #[test]
     fn sections_come_from_the_nearest_heading() {
         let d = titled(
@@ -378,18 +368,14 @@ mod tests {
         let text = "One two three four. Five six seven eight? Nine ten eleven twelve! Thirteen";
         let c = chunk_document(&doc(text), &opts(8, 10));
         assert_eq!(
-            sections_and_texts(&c)
-                .iter()
-                .map(|(_, t)| *t)
-                .collect::<Vec<_>>(),
+            texts(&c),
             vec![
                 "One two three four. Five six seven eight?",
                 "Nine ten eleven twelve! Thirteen"
             ]
         );
         let c = chunk_document(&doc("a b c d e f g h i j k"), &opts(4, 4));
-        let texts: Vec<&str> = c.iter().map(|c| c.text.as_str()).collect();
-        assert_eq!(texts, vec!["a b c d", "e f g h", "i j k"]);
+        assert_eq!(texts(&c), vec!["a b c d", "e f g h", "i j k"]);
     }
 
     #[test]
@@ -398,10 +384,7 @@ mod tests {
                     Risks to the U.S. outlook had grown over time.";
         let c = chunk_document(&doc(text), &opts(9, 9));
         assert_eq!(
-            sections_and_texts(&c)
-                .iter()
-                .map(|(_, t)| *t)
-                .collect::<Vec<_>>(),
+            texts(&c),
             vec![
                 "Improving conditions worried Mr. Hoenig greatly today.",
                 "Risks to the U.S. outlook had grown over time."

@@ -5,12 +5,14 @@ pub mod date;
 mod discover;
 mod document;
 mod html;
+mod sentence;
 pub use html::to_text as html_to_text;
 
 pub use chunk::{chunk_document, ChunkOptions, CHUNKER_VERSION};
 pub use date::Date;
 pub use discover::{discover, discover_with, Discovered, LinkPolicy, SkippedFile};
 pub use document::{load_document, Document};
+pub use sentence::{sentence_spans, sentences};
 
 use serde::{Deserialize, Serialize};
 
