@@ -190,12 +190,14 @@ pub fn with_dissenters_views(
     hits: &[Hit],
     member: Option<&str>,
 ) -> Vec<(usize, Vec<usize>)> {
-    let mut out = chosen.clone();
-    for (d, _) in &chosen {
-        let dissent = &cands[*d];
-        if !anaphora::is_dissent(&dissent.text) {
-            continue;
-        }
+    let dissents: Vec<usize> = chosen
+        .iter()
+        .map(|(i, _)| *i)
+        .filter(|&i| anaphora::is_dissent(&cands[i].text))
+        .collect();
+    let mut out = chosen;
+    for d in dissents {
+        let dissent = &cands[d];
         let mut names = anaphora::dissenter_names(&dissent.text);
         if let Some(m) = member {
             names.retain(|n| *n == m);
@@ -234,7 +236,7 @@ pub fn with_dissenters_views(
                 continue;
             }
             // After the dissent and whatever of its view the answer already gives before it.
-            let Some(mut at) = out.iter().position(|(k, _)| k == d) else {
+            let Some(mut at) = out.iter().position(|(k, _)| *k == d) else {
                 continue;
             };
             at += 1;

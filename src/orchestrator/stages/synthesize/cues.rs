@@ -340,6 +340,13 @@ fn states_figure(lower: &str) -> bool {
             })
 }
 
+/// Whether `sentence` decides the policy rate, with its figure ("decided today to lower the
+/// target range … to 1 to 1-1/4 percent"): what a question setting the rate move aside, or
+/// asking for a description beside it, does not want.
+pub fn decides_rate(sentence: &str) -> bool {
+    cue(Asks::Rate, sentence) >= 1.0
+}
+
 /// How strongly `sentence` offers what the question asks for, 0 to 1.
 pub fn cue(asks: Asks, sentence: &str) -> f64 {
     let s = sentence.to_lowercase();

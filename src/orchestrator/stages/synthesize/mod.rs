@@ -263,7 +263,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     }
     // "Who dissented, and what worried him?": the answer names the dissenter *and* gives what
     // they preferred or feared; if no chosen sentence does, the best one that does joins.
-    if asks == Asks::Vote && asks::asks_vote_detail(&question) {
+    // Asked who dissented and also what they wanted, feared or thought.
+    let vote_detail = asks == Asks::Vote && asks::asks_vote_detail(&question);
+    if vote_detail {
         let dissenters = dissenters(&cands);
         let gives_detail = |i: usize| {
             cues::states_preference(&cands[i].text)
@@ -300,7 +302,7 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     );
     // "How did the dissenter read inflation expectations?": the dissent gives who and what
     // they preferred; their view, asked about, is in the sentences naming them after it.
-    if asks == Asks::Vote && asks::asks_vote_detail(&question) {
+    if vote_detail {
         chosen = with_dissenters_views(chosen, &cands, &hits, member.as_deref());
     }
     // "Raised, and by how much?" answered by a sentence that gives only the new target: the
@@ -367,6 +369,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let answer = &mut work.answer;
     answer.sentences.clear();
     answer.vectors.clear();
+    // Asked when, the first sentence naming a quarter's end and no month is followed by the
+    // month it means, worked out and so unmarked.
+    let mut month_said = asks != Asks::Schedule;
     for (i, support) in &chosen {
         let c = &cands[*i];
         let ns: Vec<usize> = std::iter::once(c.hit)
@@ -380,6 +385,20 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         });
         if let Some(v) = &c.vector {
             answer.vectors.push(v.clone());
+        }
+        let month = (!month_said && !names_month(&c.text))
+            .then(|| quarter::its_month(&c.text, hits[c.hit].date))
+            .flatten();
+        if let Some(said) = month {
+            month_said = true;
+            answer.sentences.push(AnswerSentence {
+                display: said.clone(),
+                text: said,
+                citations: Vec::new(),
+            });
+            if let Some(v) = &c.vector {
+                answer.vectors.push(v.clone());
+            }
         }
     }
     answer.citations = cited_hits
@@ -411,32 +430,6 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         );
         if let Some(v) = first {
             answer.vectors.insert(0, v);
-        }
-    }
-    // Asked when, a quarter's end is said as its month too, beside the sentence naming it
-    // (unless that sentence names a month itself).
-    if asks == Asks::Schedule {
-        let month = chosen.iter().enumerate().find_map(|(k, (i, _))| {
-            let text = &cands[*i].text;
-            quarter::its_month(text, hits[cands[*i].hit].date)
-                .filter(|_| !names_month(text))
-                .map(|m| (k, m))
-        });
-        if let Some((k, said)) = month {
-            // After the quoted sentence, and after the worked-out move if one opens the answer.
-            let at = k + 1 + answer.sentences.len() - chosen.len();
-            let vector = answer.vectors.get(at - 1).cloned();
-            answer.sentences.insert(
-                at,
-                AnswerSentence {
-                    display: said.clone(),
-                    text: said,
-                    citations: Vec::new(),
-                },
-            );
-            if let Some(v) = vector.filter(|_| answer.vectors.len() >= at) {
-                answer.vectors.insert(at, v);
-            }
         }
     }
     answer.text = answer
@@ -658,7 +651,7 @@ fn subject_cues(question: &str, cands: &mut [Candidate]) {
 /// a description: it offers nothing asked.
 fn decision_describes_nothing(cands: &mut [Candidate]) {
     for c in cands.iter_mut() {
-        if cue(Asks::Rate, &c.text) >= 1.0 {
+        if cues::decides_rate(&c.text) {
             c.cue = 0.0;
         }
     }

@@ -166,7 +166,7 @@ pub fn measure(s: &Setting, cands: &[Candidate]) -> Vec<Signals> {
                 repeated: repeated[i],
                 first_cue: firsts.contains(&i),
                 besides: (!excluded.is_empty() && coverage(&excluded, terms) >= 0.5)
-                    || (rate_set_aside && cues::cue(Asks::Rate, &c.text) >= 1.0),
+                    || (rate_set_aside && cues::decides_rate(&c.text)),
                 procedural: c.procedural && !asks_procedure,
                 other_series: minutes_named && !is_minutes(h),
                 // Asked why, the minutes' first half reviews the markets and the economy; the
