@@ -8,19 +8,9 @@
 
 use crate::orchestrator::asks::Asks;
 
-/// Connectives that add to what was said before without pointing at anything in it; what
-/// follows them is read for a pronoun.
-const ADDING: &[&str] = &[
-    "Moreover, ",
-    "Furthermore, ",
-    "In addition, ",
-    "Also, ",
-    "Finally, ",
-    "However, ",
-    "Nonetheless, ",
-    "Nevertheless, ",
-    "Still, ",
-];
+/// Connectives that turn against what was said before without pointing at anything in it; with
+/// [`FURTHER`], what follows them is read for a pronoun.
+const CONTRASTING: &[&str] = &["However, ", "Nonetheless, ", "Nevertheless, ", "Still, "];
 
 /// Openers that stand for one person named before (a dissenter, the Chair). "They" is left
 /// out: it stands for "participants" or "members", which the answer does without.
@@ -79,8 +69,9 @@ pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
         return true;
     }
     let s = sentence.trim_start_matches(['"', '\u{201C}', ' ']);
-    let rest = ADDING
+    let rest = FURTHER
         .iter()
+        .chain(CONTRASTING)
         .find_map(|c| s.strip_prefix(c))
         .map(capitalised)
         .unwrap_or_else(|| s.to_string());

@@ -315,17 +315,6 @@ pub fn names_month(sentence: &str) -> bool {
         .any(|w| crate::calendar::MONTH_NAMES.contains(&w))
 }
 
-/// Whether lower-case `s` names the end of a quarter ("by the end of the first quarter of
-/// 2010", "the end of the current quarter"): a month, named by the calendar.
-fn names_quarter_end(s: &str) -> bool {
-    [
-        "first", "second", "third", "fourth", "current", "next", "this",
-    ]
-    .iter()
-    .any(|q| s.contains(&format!("end of the {q} quarter")))
-        || s.contains("end of this quarter")
-}
-
 /// Whether the text states a figure followed by a unit: `$4 billion`, `2 percent`, `25 basis
 /// points`.
 fn states_figure(lower: &str) -> bool {
@@ -509,7 +498,8 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
         }
         Asks::Schedule => {
             // "By the end of the first quarter" names a month as surely as "by March".
-            let month = names_month(&without_past_meetings(sentence)) || names_quarter_end(s);
+            let month =
+                names_month(&without_past_meetings(sentence)) || super::quarter::names_end(s);
             let when = any(s, STARTS_OR_ENDS);
             match (month, when) {
                 (true, true) => 1.0,

@@ -34,7 +34,7 @@ pub fn asked_about<'a>(question: &str, sentences: impl Iterator<Item = &'a str>)
 /// George"), possessive ("Kashkari's") or as its subject ("Plosser cited …", its title left in
 /// the passage before); a roll call does not.
 pub fn speaks_for(sentence: &str, name: &str) -> bool {
-    if sentence.starts_with("Voting ") || sentence.starts_with("Votes ") {
+    if records_votes(sentence) {
         return false;
     }
     let whole = |at: &str| {
@@ -63,9 +63,14 @@ pub fn gives_dissenters_view(sentence: &str, names: &[&str]) -> bool {
         _ => lower.contains("in their view"),
     };
     !is_dissent(sentence)
-        && !sentence.starts_with("Voting ")
-        && !sentence.starts_with("Votes ")
+        && !records_votes(sentence)
         && (pronoun || dissenter_names(sentence).iter().any(|n| names.contains(n)))
+}
+
+/// Whether `sentence` is a roll call ("Voting for this action: …", "Votes against this action:
+/// Mr. Fisher."): it names members without saying what they thought.
+fn records_votes(sentence: &str) -> bool {
+    sentence.starts_with("Voting ") || sentence.starts_with("Votes ")
 }
 
 /// Whether `sentence` is a dissent that names member `name` among its dissenters.

@@ -18,29 +18,44 @@ const QUARTERS: &[(&str, Option<u32>, u32)] = &[
     ("next", None, 1),
 ];
 
+/// Whether lower-case `lower` names the end of a quarter ("by the end of the first quarter of
+/// 2010", "the end of the current quarter"): a month, named by the calendar.
+pub fn names_end(lower: &str) -> bool {
+    end_named(lower).is_some()
+}
+
+/// The quarter whose end lower-case `lower` names (which of the year, or how many after the
+/// meeting's), and the words naming it: "end of the second quarter", "end of this quarter".
+fn end_named(lower: &str) -> Option<(Option<u32>, u32, String)> {
+    QUARTERS.iter().find_map(|&(word, of_year, after)| {
+        let the = format!("end of the {word} quarter");
+        let bare = format!("end of {word} quarter");
+        let phrase = if lower.contains(&the) {
+            the
+        } else if word == "this" && lower.contains(&bare) {
+            bare
+        } else {
+            return None;
+        };
+        Some((of_year, after, phrase))
+    })
+}
+
 /// "The end of the second quarter is the end of June." for a sentence naming the end of a
 /// quarter ("… by the end of the second quarter of 2011"), the quarter read from the meeting's
 /// `date` when the sentence counts from it ("the end of the current quarter"); `None` when the
 /// sentence names no quarter's end.
 pub fn its_month(sentence: &str, date: Option<Date>) -> Option<String> {
-    let lower = sentence.to_lowercase();
-    QUARTERS.iter().find_map(|&(word, of_year, after)| {
-        let phrase = [
-            format!("end of the {word} quarter"),
-            format!("end of {word} quarter"),
-        ]
-        .into_iter()
-        .find(|p| lower.contains(p.as_str()))?;
-        let quarter = match of_year {
-            Some(q) => q,
-            None => {
-                let meeting = u32::from(date?.month).div_ceil(3);
-                (meeting - 1 + after) % 4 + 1
-            }
-        };
-        let month = month_name(quarter * 3)?;
-        Some(format!("The {phrase} is the end of {month}."))
-    })
+    let (of_year, after, phrase) = end_named(&sentence.to_lowercase())?;
+    let quarter = match of_year {
+        Some(q) => q,
+        None => {
+            let meeting = u32::from(date?.month).div_ceil(3);
+            (meeting - 1 + after) % 4 + 1
+        }
+    };
+    let month = month_name(quarter * 3)?;
+    Some(format!("The {phrase} is the end of {month}."))
 }
 
 #[cfg(test)]
@@ -85,5 +100,9 @@ mod tests {
             its_month("Purchases will end in June.", date(2011, 4)),
             None
         );
+        // What the schedule cue reads: a quarter's end, however it is counted.
+        assert!(names_end("purchases end by the end of this quarter."));
+        assert!(names_end("by the end of the first quarter of 2010"));
+        assert!(!names_end("growth slowed in the first quarter."));
     }
 }
