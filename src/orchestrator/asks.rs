@@ -616,6 +616,41 @@ pub fn asks_what_next(question: &str) -> bool {
         )
 }
 
+/// Whether a question asks what wording the Committee took out of its statement ("which phrase
+/// did it drop from the statement?", "what did it take out of its statement?"): a verb of
+/// removal and a word for wording, so that "the drop in oil prices" is not one.
+pub fn asks_removal(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    let removes = [
+        " drop", " remov", " delet", " take out", " took out", " taken out", " omit", " strike",
+        " struck", " retire",
+    ]
+    .iter()
+    .any(|v| {
+        // "The drop in oil prices" is a fall, not a removal.
+        q.match_indices(v)
+            .any(|(i, _)| !q[..i].ends_with(" the") && !q[..i].ends_with(" a"))
+    });
+    removes && WORDING.iter().any(|w| q.contains(w))
+}
+
+/// Words for a piece of wording: what a removal is of, in a question and in the minutes'
+/// account of it ("remove the sentence indicating …", "no longer be characterized as …").
+pub const WORDING: &[&str] = &[
+    "statement",
+    "language",
+    "phrase",
+    "word",
+    "sentence",
+    "paragraph",
+    "reference",
+    "description",
+    "characteriz",
+    "characteris",
+    "\"",
+    "\u{201c}",
+];
+
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not
 /// raising rates", "why not yet").
 pub fn asks_why_not(question: &str) -> bool {

@@ -246,6 +246,19 @@ pub fn intends(lower: &str) -> bool {
     )
 }
 
+/// Whether lower-case `s` tells of wording taken out of the statement ("members agreed to
+/// remove the sentence indicating …", "a proposal to delete … the previous summary statement",
+/// "policy should no longer be characterized as accommodative").
+pub fn removes_wording(lower: &str) -> bool {
+    any(
+        lower,
+        &[
+            "remove", "removing", "removal", "delete", "deleting", "deletion", "drop ", "dropped",
+            "dropping", "omit", "no longer", "take out", "taking out", "eliminat",
+        ],
+    ) && crate::orchestrator::asks::WORDING.iter().any(|w| lower.contains(w))
+}
+
 /// Whether the sentence gives waiting for more information as the course taken: the usual
 /// reason for not acting yet ("decided … to wait for some further evidence").
 pub fn waits(lower: &str) -> bool {
@@ -633,6 +646,33 @@ mod tests {
             "Beginning in September, the Committee will add to its holdings at a slower pace.";
         assert!(cue(Asks::Schedule, begins) > cue(Asks::Schedule, since));
         assert!(cue(Asks::Schedule, since) <= 0.2);
+    }
+
+    #[test]
+    fn asked_what_wording_was_dropped_its_removal_answers() {
+        use crate::orchestrator::asks::asks_removal;
+        assert!(asks_removal(
+            "Which phrase did the Committee drop from its statement in September 2018?"
+        ));
+        assert!(asks_removal(
+            "Per the April 2014 minutes, what did the Committee take out of its statement?"
+        ));
+        // A fall in prices is no removal, and a removal of accommodation is no wording.
+        assert!(!asks_removal(
+            "What did the statement say about the drop in energy prices?"
+        ));
+        assert!(!asks_removal(
+            "Why did the Committee decide to remove accommodation in 2004?"
+        ));
+        assert!(removes_wording(
+            "with regard to the postmeeting statement, members agreed to remove the sentence indicating that the stance remains accommodative."
+        ));
+        assert!(removes_wording(
+            "in these circumstances, the committee thought that policy should no longer be characterized as accommodative."
+        ));
+        assert!(!removes_wording(
+            "members judged it appropriate to continue removing policy accommodation gradually."
+        ));
     }
 
     #[test]

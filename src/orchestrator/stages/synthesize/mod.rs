@@ -196,6 +196,22 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             };
         }
     }
+    // Asked what wording was taken out of the statement, the sentence telling of its removal
+    // answers; asked why, it joins the reasons without discounting them.
+    if asks::asks_removal(&question) {
+        let discount = matches!(asks, Asks::Decision | Asks::Description | Asks::Guidance);
+        if discount || asks == Asks::Reason {
+            for c in &mut cands {
+                c.cue = if cues::removes_wording(&c.text.to_lowercase()) {
+                    1.0
+                } else if discount {
+                    c.cue * 0.7
+                } else {
+                    c.cue
+                };
+            }
+        }
+    }
     if asks == Asks::Description {
         subject_cues(&question, &mut cands);
         decision_describes_nothing(&mut cands);
