@@ -137,6 +137,26 @@ pub fn is_dissent(sentence: &str) -> bool {
     sentence.contains(" dissented")
 }
 
+/// Whether `sentence` gives the preference of members the minutes do not name ("Two members
+/// preferred to maintain the current target range", "One member dissented from the policy
+/// decision"): a dissent of the policy discussion, whose grounds follow ("These members noted
+/// …", "In this participant's view, …").
+pub fn is_unnamed_preference(sentence: &str) -> bool {
+    let counted = ["One member ", "Two members ", "Three members ", "Four members "]
+        .iter()
+        .any(|o| sentence.starts_with(o));
+    counted && (sentence.contains(" preferred") || is_dissent(sentence))
+}
+
+/// How the minutes go on with what unnamed members preferred: they refer back to them.
+const UNNAMED_REFERENCES: &[&str] = &[
+    "these members",
+    "those members",
+    "this member",
+    "that member",
+    "this participant",
+];
+
 /// Whether `sentence`, just after `dissent` in its document, goes on with the dissenter's
 /// view: it speaks of one person by pronoun ("He judged …", "Although risks had increased, she
 /// believed …", "In his view, …") or by the title and name the dissent gave them ("Mr. Hoenig
@@ -155,7 +175,12 @@ pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
             .iter()
             .any(|t| sentence.contains(&format!("{t} {name}")))
     });
-    (personal || named || further) && !is_dissent(sentence)
+    let lower = sentence.to_lowercase();
+    let unnamed = is_unnamed_preference(dissent)
+        && (UNNAMED_REFERENCES.iter().any(|r| lower.contains(r))
+            || sentence.starts_with("They ")
+            || sentence.starts_with("In their view"));
+    (personal || named || further || unnamed) && !is_dissent(sentence)
 }
 
 /// Titles the minutes give one member by.
@@ -314,6 +339,23 @@ mod tests {
         assert!(continues_dissent(
             "In Mr. Evans's view, it was important to pause.",
             two
+        ));
+        // Members the minutes do not name are referred back to, not named.
+        let unnamed = "Two members preferred to maintain the current target range.";
+        assert!(is_unnamed_preference(unnamed));
+        assert!(is_unnamed_preference(
+            "One member dissented from the policy decision, judging that accommodation was too high."
+        ));
+        assert!(!is_unnamed_preference(
+            "Two members said that conditions could justify stronger action."
+        ));
+        assert!(continues_dissent(
+            "In explaining their policy views, those members noted that the data had been positive.",
+            unnamed
+        ));
+        assert!(!continues_dissent(
+            "Those members noted that the economy was strong.",
+            dissent
         ));
         // A further point in the dissenter's paragraph.
         assert!(continues_dissent(

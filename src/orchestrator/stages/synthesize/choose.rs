@@ -153,7 +153,9 @@ pub fn with_antecedents(
         // member, so is a sentence of their own view.
         let of_member =
             member.is_some_and(|m| member::dissent_by(&c.text, m) || member::own_view(&c.text, m));
-        let heads_view = of_member || (asks == Asks::Vote && anaphora::is_dissent(&c.text));
+        let heads_view = of_member
+            || (asks == Asks::Vote
+                && (anaphora::is_dissent(&c.text) || anaphora::is_unnamed_preference(&c.text)));
         if heads_view {
             let mut at = i;
             let most = if of_member {

@@ -53,13 +53,18 @@ pub fn speaks_for(sentence: &str, name: &str) -> bool {
 
 /// Whether `sentence` gives the view of one or more of the dissenters `names`: it names one of
 /// them after a title ("Overall, Mr. Fisher viewed …", "both Messrs. Fisher and Plosser felt …")
-/// or says whose view it is as the dissent would ("in his view" of one dissenter, "in their
-/// view" of several), and is neither a dissent nor a roll call.
+/// or says whose view it is as the dissent would ("in his view" or an opening "She …" of one
+/// dissenter, "in their view" of several), and is neither a dissent nor a roll call.
 pub fn gives_dissenters_view(sentence: &str, names: &[&str]) -> bool {
     let lower = sentence.to_lowercase();
     let pronoun = match names.len() {
         0 => false,
-        1 => lower.contains("in his view") || lower.contains("in her view"),
+        // One dissenter is the "he" or "she" that opens a sentence after their dissent.
+        1 => {
+            lower.contains("in his view")
+                || lower.contains("in her view")
+                || ["He ", "She "].iter().any(|o| sentence.starts_with(o))
+        }
         _ => lower.contains("in their view"),
     };
     !is_dissent(sentence)
@@ -171,6 +176,10 @@ mod tests {
             "In his view, the outlook had improved.",
             &["Fisher"]
         ));
+        // A lone dissenter is the "She" that opens a later sentence; of two, "she" is one.
+        let she = "She believed that policy should respond by gradually removing accommodation.";
+        assert!(gives_dissenters_view(she, &["George"]));
+        assert!(!gives_dissenters_view(she, &both));
         assert!(!dissent_by(
             "Ms. George dissented because she preferred a hike.",
             "Kashkari"
