@@ -317,8 +317,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         max_sentences,
     );
     // "How did the dissenter read inflation expectations?": the dissent gives who and what
-    // they preferred; their view, asked about, is in the sentences naming them after it.
-    if vote_detail {
+    // they preferred; their view, asked about, is in the sentences naming them after it. A
+    // vote question naming one dissenter ("what did Esther George say policy should do?")
+    // asks for that view whatever its words.
+    if vote_detail || (asks == Asks::Vote && member.is_some()) {
         chosen = with_dissenters_views(chosen, &cands, &hits, member.as_deref());
     }
     // "Raised, and by how much?" answered by a sentence that gives only the new target: the
