@@ -554,6 +554,8 @@ pub fn asks_vote_detail(question: &str) -> bool {
             "wording",
             "weigh",
             "emphas",
+            "danger",
+            " risk",
         ],
     )
 }
@@ -622,8 +624,16 @@ pub fn asks_what_next(question: &str) -> bool {
 pub fn asks_removal(question: &str) -> bool {
     let q = format!(" {} ", question.to_lowercase());
     let removes = [
-        " drop", " remov", " delet", " take out", " took out", " taken out", " omit", " strike",
-        " struck", " retire",
+        " drop",
+        " remov",
+        " delet",
+        " take out",
+        " took out",
+        " taken out",
+        " omit",
+        " strike",
+        " struck",
+        " retire",
     ]
     .iter()
     .any(|v| {

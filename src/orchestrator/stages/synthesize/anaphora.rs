@@ -142,9 +142,14 @@ pub fn is_dissent(sentence: &str) -> bool {
 /// decision"): a dissent of the policy discussion, whose grounds follow ("These members noted
 /// …", "In this participant's view, …").
 pub fn is_unnamed_preference(sentence: &str) -> bool {
-    let counted = ["One member ", "Two members ", "Three members ", "Four members "]
-        .iter()
-        .any(|o| sentence.starts_with(o));
+    let counted = [
+        "One member ",
+        "Two members ",
+        "Three members ",
+        "Four members ",
+    ]
+    .iter()
+    .any(|o| sentence.starts_with(o));
     counted && (sentence.contains(" preferred") || is_dissent(sentence))
 }
 

@@ -253,10 +253,24 @@ pub fn removes_wording(lower: &str) -> bool {
     any(
         lower,
         &[
-            "remove", "removing", "removal", "delete", "deleting", "deletion", "drop ", "dropped",
-            "dropping", "omit", "no longer", "take out", "taking out", "eliminat",
+            "remove",
+            "removing",
+            "removal",
+            "delete",
+            "deleting",
+            "deletion",
+            "drop ",
+            "dropped",
+            "dropping",
+            "omit",
+            "no longer",
+            "take out",
+            "taking out",
+            "eliminat",
         ],
-    ) && crate::orchestrator::asks::WORDING.iter().any(|w| lower.contains(w))
+    ) && crate::orchestrator::asks::WORDING
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// Whether the sentence gives waiting for more information as the course taken: the usual
@@ -709,6 +723,9 @@ mod tests {
         ));
         assert!(asks_vote_detail(
             "How did Fisher weigh inflation against growth when he dissented?"
+        ));
+        assert!(asks_vote_detail(
+            "Who dissented in January 2008, and what danger to inflation expectations did he see?"
         ));
         assert!(!asks_vote_detail("Who dissented in March 2012?"));
         // "already" is not "read", "review" not "view".

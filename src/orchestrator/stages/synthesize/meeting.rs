@@ -195,6 +195,55 @@ pub fn more_of_meeting(
         .unwrap_or_default()
 }
 
+/// Passages of the meeting on `date` that name by title a dissenter of the dissents in `hits`
+/// and are not among them, best first, at most `k`: asked what a dissenter thought, their view
+/// often runs on into a passage that did not rank ("Moreover, Mr. Fisher was concerned that
+/// …", a paragraph after "Mr. Fisher dissented because …"). Searched with the question and
+/// the dissenters' names.
+pub fn dissenters_passages(
+    retriever: &dyn crate::index::Retriever,
+    question: &str,
+    hits: &[Hit],
+    date: Date,
+    k: usize,
+) -> Vec<Hit> {
+    let text = |h: &Hit| retriever.passage(&h.chunk_id).map(|p| p.text);
+    let mut names: Vec<String> = Vec::new();
+    for t in hits
+        .iter()
+        .filter(|h| h.date == Some(date))
+        .filter_map(text)
+    {
+        for s in crate::orchestrator::text::sentences(&t) {
+            if super::anaphora::is_dissent(s) {
+                for n in super::anaphora::dissenter_names(s) {
+                    if !names.iter().any(|m| m == n) {
+                        names.push(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let query = format!("{question} {}", names.join(" "));
+    let titled = |text: &str| {
+        names.iter().any(|n| {
+            super::anaphora::SINGLE_TITLES
+                .iter()
+                .any(|t| text.contains(&format!("{t} {n}")))
+        })
+    };
+    more_of_meeting(retriever, &query, None, date, MEETING_POOL)
+        .into_iter()
+        .filter(|h| {
+            !hits.iter().any(|x| x.chunk_id == h.chunk_id) && text(h).is_some_and(|t| titled(&t))
+        })
+        .take(k)
+        .collect()
+}
+
 /// The sentences of the meeting before `date` in the collection that bear on `query`: what a
 /// "what was new" question sets this meeting's sentences against.
 pub fn previous_meeting_sentences(

@@ -33,7 +33,7 @@ use choose::{
     choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents, with_dissenters_views,
 };
 use cues::{cue, names_month, names_other_meeting};
-use meeting::{answer_hits, more_of_meeting, pointer, with_candidates};
+use meeting::{answer_hits, dissenters_passages, more_of_meeting, pointer, with_candidates};
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
 
@@ -66,6 +66,8 @@ const MAX_OVERLAP: f64 = 0.6;
 const REASON_EXTRA_SENTENCES: usize = 2;
 /// Passages of one named meeting read for its answer (the ranked ones first).
 const MEETING_PASSAGES: usize = 10;
+/// Passages naming a dissenter read beyond those, asked what the dissenter thought.
+const DISSENTERS_PASSAGES: usize = 2;
 
 struct Candidate {
     text: String,
@@ -157,6 +159,18 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // Every question names the institution ("what did the FOMC …") and frames itself ("what
     // did … say at its meeting"); neither is what it is about, and weighed as a rare term
     // either would favour the one sentence that happens to spell it out.
+    // Asked what a dissenter thought, the passages naming them that did not rank are read too.
+    if let Some(date) = meeting.filter(|_| asks == Asks::Vote && asks::asks_vote_detail(&question))
+    {
+        let more = dissenters_passages(
+            retriever.as_ref(),
+            &question,
+            &hits,
+            date,
+            DISSENTERS_PASSAGES,
+        );
+        hits.extend(more);
+    }
     let q_terms = retriever.analyze(&topic_words(&format!("{} {}", cx.input.query, query)));
     let mut cands = candidates(retriever.as_ref(), &hits, asks);
     cx.cancel.check()?;
