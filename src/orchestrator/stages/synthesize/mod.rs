@@ -156,12 +156,11 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             }
         }
     }
-    // Every question names the institution ("what did the FOMC …") and frames itself ("what
-    // did … say at its meeting"); neither is what it is about, and weighed as a rare term
-    // either would favour the one sentence that happens to spell it out.
-    // Asked what a dissenter thought, the passages naming them that did not rank are read too.
-    if let Some(date) = meeting.filter(|_| asks == Asks::Vote && asks::asks_vote_detail(&question))
-    {
+    // Asked who dissented and also what they wanted, feared or thought.
+    let vote_detail = asks == Asks::Vote && asks::asks_vote_detail(&question);
+    // Asked that of one meeting, the passages naming its dissenters that did not rank are
+    // read too.
+    if let Some(date) = meeting.filter(|_| vote_detail) {
         let more = dissenters_passages(
             retriever.as_ref(),
             &question,
@@ -171,6 +170,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         );
         hits.extend(more);
     }
+    // Every question names the institution ("what did the FOMC …") and frames itself ("what
+    // did … say at its meeting"); neither is what it is about, and weighed as a rare term
+    // either would favour the one sentence that happens to spell it out.
     let q_terms = retriever.analyze(&topic_words(&format!("{} {}", cx.input.query, query)));
     let mut cands = candidates(retriever.as_ref(), &hits, asks);
     cx.cancel.check()?;
@@ -212,17 +214,16 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     }
     // Asked what wording was taken out of the statement, the sentence telling of its removal
     // answers; asked why, it joins the reasons without discounting them.
-    if asks::asks_removal(&question) {
-        let discount = matches!(asks, Asks::Decision | Asks::Description | Asks::Guidance);
-        if discount || asks == Asks::Reason {
-            for c in &mut cands {
-                c.cue = if cues::removes_wording(&c.text.to_lowercase()) {
-                    1.0
-                } else if discount {
-                    c.cue * 0.7
-                } else {
-                    c.cue
-                };
+    let removal_kind = matches!(
+        asks,
+        Asks::Decision | Asks::Description | Asks::Guidance | Asks::Reason
+    );
+    if removal_kind && asks::asks_removal(&question) {
+        for c in &mut cands {
+            if cues::removes_wording(&c.text.to_lowercase()) {
+                c.cue = 1.0;
+            } else if asks != Asks::Reason {
+                c.cue *= 0.7;
             }
         }
     }
@@ -293,8 +294,6 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     }
     // "Who dissented, and what worried him?": the answer names the dissenter *and* gives what
     // they preferred or feared; if no chosen sentence does, the best one that does joins.
-    // Asked who dissented and also what they wanted, feared or thought.
-    let vote_detail = asks == Asks::Vote && asks::asks_vote_detail(&question);
     if vote_detail {
         let dissenters = dissenters(&cands);
         let gives_detail = |i: usize| {
