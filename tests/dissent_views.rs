@@ -3,11 +3,7 @@
 
 mod common;
 
-use fathom::corpus::ChunkOptions;
-use fathom::index::embedded::EmbeddedRetriever;
-use fathom::index::store::{build, BuildOptions, IndexStore};
-use fathom::index::RetrievalSettings;
-use fathom::orchestrator::driver::{AskRequest, Driver};
+use fathom::orchestrator::driver::Driver;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -62,38 +58,16 @@ async fn a_dissenters_view_in_a_passage_that_did_not_rank_is_read_and_given() {
     let corpus = common::scratch("dissent-views-corpus");
     std::fs::write(corpus.join("2010-01-27_minutes.md"), minutes()).unwrap();
     let dir = common::scratch("dissent-views-index");
-    let opts = BuildOptions {
-        corpus_root: &corpus,
-        index_dir: &dir,
-        embedder: None,
-        chunking: ChunkOptions::default(),
-        links: fathom::corpus::LinkPolicy::default(),
-        rebuild: true,
-    };
-    build(&opts, &mut |_| {}).unwrap();
-    let store = IndexStore::open(&dir).unwrap();
-    let settings = RetrievalSettings {
-        candidates: 50,
-        rrf_k: 60.0,
-        recency_boost: 0.0,
-        recent_year_window: 3,
-    };
-    let retriever = EmbeddedRetriever::new(store, None, None, settings);
-    let driver = Arc::new(Driver::qa(Arc::new(retriever), None, 2).unwrap());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-    let req = AskRequest {
-        query: "Per the minutes of January 27, 2010, who dissented, and what risk did he see?"
-            .into(),
-        requested_years: vec![],
-        session_id: "sess_test".into(),
-        query_id: "q1".into(),
-        context: vec![],
-        record_candidates: false,
-    };
-    let r = driver.run(req, cancel_rx, &tx).await;
-    drop(tx);
-    while rx.recv().await.is_some() {}
+    // BM25 alone: the view's passage shares few of the question's words, so it does not rank.
+    let retriever = common::retriever_over(&corpus, &dir, None);
+    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
+    let (r, _) = common::ask_of(
+        &driver,
+        "Per the minutes of January 27, 2010, who dissented, and what risk did he see?",
+        vec![],
+        vec![],
+    )
+    .await;
     assert!(r.answer.contains("Mr. Hoenig dissented"), "{}", r.answer);
     // The view is a paragraph of housing data away from the dissent, in a passage whose words
     // are not the question's.

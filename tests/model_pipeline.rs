@@ -6,10 +6,7 @@ mod common;
 
 use common::llm_server::{refused_url, Behaviour, LlmServer, RecordedRequest};
 use fathom::config::LlmConfig;
-use fathom::corpus::ChunkOptions;
 use fathom::index::embed::{EmbedOptions, Embedder};
-use fathom::index::embedded::EmbeddedRetriever;
-use fathom::index::store::{build, BuildOptions, IndexStore};
 use fathom::index::{RetrievalSettings, Retriever};
 use fathom::model::openai::{ClientConfig, OpenAiClient};
 use fathom::orchestrator::api::Event;
@@ -49,33 +46,9 @@ fn corpus() -> PathBuf {
 fn retriever() -> Arc<dyn Retriever> {
     static R: OnceLock<Arc<dyn Retriever>> = OnceLock::new();
     R.get_or_init(|| {
-        let corpus = corpus();
         let dir = common::scratch("model-pipeline-index");
         let embedder = Embedder::load(&common::model_dir(), EmbedOptions::default()).unwrap();
-        build(
-            &BuildOptions {
-                corpus_root: &corpus,
-                index_dir: &dir,
-                embedder: Some(&embedder),
-                chunking: ChunkOptions::default(),
-                links: fathom::corpus::LinkPolicy::default(),
-                rebuild: false,
-            },
-            &mut |_| {},
-        )
-        .unwrap();
-        let settings = RetrievalSettings {
-            candidates: 50,
-            rrf_k: 60.0,
-            recency_boost: 0.05,
-            recent_year_window: 3,
-        };
-        Arc::new(EmbeddedRetriever::new(
-            IndexStore::open(&dir).unwrap(),
-            Some(embedder),
-            None,
-            settings,
-        ))
+        Arc::new(common::retriever_over(&corpus(), &dir, Some(embedder)))
     })
     .clone()
 }

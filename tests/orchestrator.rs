@@ -2,14 +2,10 @@
 
 mod common;
 
-use fathom::corpus::ChunkOptions;
 use fathom::index::embed::{EmbedOptions, Embedder};
-use fathom::index::embedded::EmbeddedRetriever;
-use fathom::index::store::{build, BuildOptions, IndexStore};
-use fathom::index::RetrievalSettings;
 use fathom::orchestrator::api::{sources_block, validate_trace, Command, Event};
 use fathom::orchestrator::band::FinalReason;
-use fathom::orchestrator::driver::{AskRequest, Driver};
+use fathom::orchestrator::driver::Driver;
 use fathom::orchestrator::followup::ContextItem;
 use fathom::orchestrator::types::{ManagerState, OrchestrationResult, StageStatus};
 use std::sync::{Arc, OnceLock};
@@ -20,23 +16,7 @@ fn driver() -> Arc<Driver> {
         let corpus = common::fomc_statements_corpus();
         let dir = common::scratch("fomc-statements-index");
         let embedder = Embedder::load(&common::model_dir(), EmbedOptions::default()).unwrap();
-        let opts = BuildOptions {
-            corpus_root: &corpus,
-            index_dir: &dir,
-            embedder: Some(&embedder),
-            chunking: ChunkOptions::default(),
-            links: fathom::corpus::LinkPolicy::default(),
-            rebuild: false,
-        };
-        build(&opts, &mut |_| {}).unwrap();
-        let store = IndexStore::open(&dir).unwrap();
-        let settings = RetrievalSettings {
-            candidates: 50,
-            rrf_k: 60.0,
-            recency_boost: 0.05,
-            recent_year_window: 3,
-        };
-        let retriever = EmbeddedRetriever::new(store, Some(embedder), None, settings);
+        let retriever = common::retriever_over(&corpus, &dir, Some(embedder));
         Arc::new(Driver::qa(Arc::new(retriever), None, 2).unwrap())
     })
     .clone()
@@ -52,23 +32,7 @@ async fn ask_after(
     years: Vec<i32>,
     context: Vec<ContextItem>,
 ) -> (OrchestrationResult, Vec<Event>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-    let req = AskRequest {
-        query: query.into(),
-        requested_years: years,
-        session_id: "sess_test".into(),
-        query_id: "q1".into(),
-        context,
-        record_candidates: false,
-    };
-    let result = driver().run(req, cancel_rx, &tx).await;
-    drop(tx);
-    let mut events = Vec::new();
-    while let Some(e) = rx.recv().await {
-        events.push(e);
-    }
-    (result, events)
+    common::ask_of(&driver(), query, years, context).await
 }
 
 fn ran(r: &OrchestrationResult) -> Vec<String> {

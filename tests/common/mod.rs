@@ -65,6 +65,68 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// The real retriever over an index of `corpus` in `dir` (built, or brought up to date with the
+/// corpus), with `embedder` for dense search or BM25 alone, and the retrieval settings the
+/// pipeline tests share.
+pub fn retriever_over(
+    corpus: &Path,
+    dir: &Path,
+    embedder: Option<fathom::index::embed::Embedder>,
+) -> fathom::index::embedded::EmbeddedRetriever {
+    use fathom::index::store::{build, BuildOptions, IndexStore};
+    let opts = BuildOptions {
+        corpus_root: corpus,
+        index_dir: dir,
+        embedder: embedder.as_ref(),
+        chunking: fathom::corpus::ChunkOptions::default(),
+        links: fathom::corpus::LinkPolicy::default(),
+        rebuild: false,
+    };
+    build(&opts, &mut |_| {}).unwrap();
+    let settings = fathom::index::RetrievalSettings {
+        candidates: 50,
+        rrf_k: 60.0,
+        recency_boost: 0.05,
+        recent_year_window: 3,
+    };
+    fathom::index::embedded::EmbeddedRetriever::new(
+        IndexStore::open(dir).unwrap(),
+        embedder,
+        None,
+        settings,
+    )
+}
+
+/// Asks `query` of `driver` as a turn after the turns in `context`: its result and every event
+/// it sent.
+pub async fn ask_of(
+    driver: &fathom::orchestrator::driver::Driver,
+    query: &str,
+    years: Vec<i32>,
+    context: Vec<fathom::orchestrator::followup::ContextItem>,
+) -> (
+    fathom::orchestrator::types::OrchestrationResult,
+    Vec<fathom::orchestrator::api::Event>,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+    let req = fathom::orchestrator::driver::AskRequest {
+        query: query.into(),
+        requested_years: years,
+        session_id: "sess_test".into(),
+        query_id: "q1".into(),
+        context,
+        record_candidates: false,
+    };
+    let result = driver.run(req, cancel_rx, &tx).await;
+    drop(tx);
+    let mut events = Vec::new();
+    while let Some(e) = rx.recv().await {
+        events.push(e);
+    }
+    (result, events)
+}
+
 static FOMC_LOCK: Mutex<()> = Mutex::new(());
 
 /// A corpus folder holding copies of the 224 FOMC statements (not the minutes).

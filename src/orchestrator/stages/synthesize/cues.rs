@@ -253,12 +253,8 @@ pub fn removes_wording(lower: &str) -> bool {
     any(
         lower,
         &[
-            "remove",
-            "removing",
-            "removal",
-            "delete",
-            "deleting",
-            "deletion",
+            "remov",
+            "delet",
             "drop ",
             "dropped",
             "dropping",
