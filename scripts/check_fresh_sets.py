@@ -159,6 +159,9 @@ SETS = [
     # (2000-06 and 2013-18; 2007-12 and 2019-26) so that the two sets could be written at once.
     later_set(19, "nineteenth set", "x-", minutes=(36, 56)),
     later_set(20, "twentieth set", "y-", minutes=(36, 56)),
+    # The twenty-first and twenty-second: the same brief and the same split of years.
+    later_set(21, "twenty-first set", "z-", minutes=(36, 56)),
+    later_set(22, "twenty-second set", "b-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
