@@ -644,6 +644,54 @@ pub fn asks_removal(question: &str) -> bool {
     removes && WORDING.iter().any(|w| q.contains(w))
 }
 
+/// Whether a question asks when the next meeting was to be held ("when was the following FOMC
+/// meeting scheduled?", "what date was the next meeting set for?"): the next meeting named, and
+/// a word of holding or dating it. "Tapering could begin if approved at the following meeting"
+/// asks about tapering, not the meeting.
+pub fn asks_next_meeting_date(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    let words: Vec<&str> = q
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // "The following FOMC (Federal Open Market Committee) meeting": the name may stand between.
+    let name = [
+        "fomc",
+        "federal",
+        "open",
+        "market",
+        "committee",
+        "s",
+        "policy",
+    ];
+    let names_next = words.iter().enumerate().any(|(i, w)| {
+        let meeting = |j: usize| {
+            words
+                .get(j..)
+                .and_then(|rest| rest.iter().find(|m| !name.contains(m)))
+                .is_some_and(|m| m.starts_with("meeting"))
+        };
+        match *w {
+            "next" | "following" | "subsequent" => meeting(i + 1),
+            "meeting" => matches!(words.get(i + 1), Some(&"following" | &"after")),
+            _ => false,
+        }
+    });
+    names_next
+        && any(
+            &q,
+            &[
+                " held",
+                " hold",
+                "schedul",
+                "take place",
+                " date",
+                "convene",
+                " set for",
+            ],
+        )
+}
+
 /// Words for a piece of wording: what a removal is of, in a question and in the minutes'
 /// account of it ("remove the sentence indicating …", "no longer be characterized as …").
 pub const WORDING: &[&str] = &[
@@ -687,6 +735,26 @@ pub fn asks_why_not(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_can_ask_when_the_next_meeting_was() {
+        for q in [
+            "When was the following FOMC meeting scheduled, according to the minutes of the September 16, 2008 meeting?",
+            "june 2004 fomc minutes: what date was the next meeting scheduled for?",
+            "At the December 2002 meeting, when did the Committee agree to hold its next meeting?",
+            "When was the FOMC meeting following the March 28, 2006 one scheduled to take place?",
+            "when was the following fomc federal open market committee meeting scheduled",
+        ] {
+            assert!(asks_next_meeting_date(q), "{q}");
+        }
+        for q in [
+            "According to the minutes of the September 2021 meeting, when could tapering get under way if it were approved at the following meeting?",
+            "What did the September 2014 statement say would happen at the next meeting?",
+            "When was the rate increase scheduled in 2015?",
+        ] {
+            assert!(!asks_next_meeting_date(q), "{q}");
+        }
+    }
 
     #[test]
     fn a_question_can_ask_what_was_new() {

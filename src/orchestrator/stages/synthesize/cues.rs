@@ -269,6 +269,12 @@ pub fn removes_wording(lower: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
+/// Whether lower-case `s` sets the date of the next meeting ("It was agreed that the next
+/// meeting of the Committee would be held on Tuesday, October 28, 2008.").
+pub fn sets_next_meeting(lower: &str) -> bool {
+    lower.contains("next meeting") && any(lower, &["be held", "scheduled"])
+}
+
 /// Whether the sentence gives waiting for more information as the course taken: the usual
 /// reason for not acting yet ("decided … to wait for some further evidence").
 pub fn waits(lower: &str) -> bool {
@@ -553,6 +559,19 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sentence_setting_the_next_meeting_is_known() {
+        assert!(sets_next_meeting(
+            "it was agreed that the next meeting of the committee would be held on tuesday, october 28, 2008."
+        ));
+        assert!(sets_next_meeting(
+            "the next meeting of the committee was scheduled to be held on tuesday, august 10, 2004."
+        ));
+        assert!(!sets_next_meeting(
+            "members expected to learn more before the next meeting."
+        ));
+    }
     use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]

@@ -244,6 +244,30 @@ pub fn dissenters_passages(
         .collect()
 }
 
+/// The passage of the meeting on `date` that sets the next meeting's date, if it is not among
+/// `hits`: the minutes close with it, and a question saying "the following FOMC meeting" shares
+/// few words with "the next meeting of the Committee would be held on …".
+pub fn next_meeting_passage(
+    retriever: &dyn crate::index::Retriever,
+    hits: &[Hit],
+    date: Date,
+) -> Option<Hit> {
+    more_of_meeting(retriever, NEXT_MEETING_QUERY, None, date, MEETING_POOL)
+        .into_iter()
+        .filter(|h| !hits.iter().any(|x| x.chunk_id == h.chunk_id))
+        .find(|h| {
+            retriever.passage(&h.chunk_id).is_some_and(|p| {
+                crate::orchestrator::text::sentences(&p.text)
+                    .iter()
+                    .any(|s| super::cues::sets_next_meeting(&s.to_lowercase()))
+            })
+        })
+}
+
+/// How the minutes word the next meeting's date.
+const NEXT_MEETING_QUERY: &str =
+    "It was agreed that the next meeting of the Committee would be held on";
+
 /// The sentences of the meeting before `date` in the collection that bear on `query`: what a
 /// "what was new" question sets this meeting's sentences against.
 pub fn previous_meeting_sentences(

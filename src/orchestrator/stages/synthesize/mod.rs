@@ -33,7 +33,10 @@ use choose::{
     choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents, with_dissenters_views,
 };
 use cues::{cue, names_month, names_other_meeting};
-use meeting::{answer_hits, dissenters_passages, more_of_meeting, pointer, with_candidates};
+use meeting::{
+    answer_hits, dissenters_passages, more_of_meeting, next_meeting_passage, pointer,
+    with_candidates,
+};
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
 
@@ -170,6 +173,12 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
         );
         hits.extend(more);
     }
+    // Asked when the next meeting was to be held, the minutes' closing sentence that sets it
+    // is read even when it did not rank.
+    let next_meeting = asks::asks_next_meeting_date(&question);
+    if let Some(date) = meeting.filter(|_| next_meeting) {
+        hits.extend(next_meeting_passage(retriever.as_ref(), &hits, date));
+    }
     // Every question names the institution ("what did the FOMC …") and frames itself ("what
     // did … say at its meeting"); neither is what it is about, and weighed as a rare term
     // either would favour the one sentence that happens to spell it out.
@@ -253,6 +262,12 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     );
     let mut order: Vec<usize> = (0..cands.len()).collect();
     order.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));
+    // That sentence then answers first: its words ("the next meeting of the Committee would be
+    // held on …") share little with the question's, and the directive's "following" or the
+    // opening "a meeting … was held" would outrank it.
+    if next_meeting {
+        order.sort_by_key(|&i| !cues::sets_next_meeting(&cands[i].text.to_lowercase()));
+    }
     // One meeting answers: the date of the best sentence (its statement and minutes alike).
     if !several {
         if let Some(date) = order.first().map(|&i| hits[cands[i].hit].date) {

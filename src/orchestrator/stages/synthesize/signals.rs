@@ -265,7 +265,7 @@ fn carried_over(s: &Setting, cands: &[Candidate]) -> Vec<bool> {
 
 /// Whether the question asks about a meeting's procedure (its minutes, the next meeting).
 fn asks_about_procedure(question: &str) -> bool {
-    is_procedural(question) || {
+    is_procedural(question) || crate::orchestrator::asks::asks_next_meeting_date(question) || {
         let q = question.to_lowercase();
         [
             "next meeting",
