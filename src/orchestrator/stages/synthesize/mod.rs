@@ -538,7 +538,16 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
         };
         let base = passage.text.as_ptr() as usize;
         let defs = acronyms::definitions(&passage.text);
-        for (seq, s) in sentences(&passage.text).into_iter().enumerate() {
+        for (seq, whole) in sentences(&passage.text).into_iter().enumerate() {
+            // A vote sentence that quotes the directive it adopted ("… in accordance with the
+            // following domestic policy directive: "Effective November 9, 2018, … at an
+            // offering rate of 2.00 percent …") is too long to answer; the quotation's first
+            // sentence, the directive itself, may answer instead.
+            let s = if whole.split_whitespace().count() > LONGEST_WORDS {
+                quoted_tail(whole).unwrap_or(whole)
+            } else {
+                whole
+            };
             let text = clean_sentence(s);
             let words = text.split_whitespace().count();
             let mut offers = cue(asks, &text);
@@ -554,7 +563,7 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
             let longest = if asks == Asks::Vote && offers >= 1.0 {
                 250
             } else {
-                120
+                LONGEST_WORDS
             };
             // A list of names is no answer, unless it is the list of who voted against.
             let listed = (is_name_list(&text) && !(asks == Asks::Vote && offers >= 1.0))
@@ -575,6 +584,27 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
         }
     }
     cands
+}
+
+/// The longest sentence, in words, that answers (but see the vote's exception).
+const LONGEST_WORDS: usize = 120;
+
+/// What `sentence` quotes after a colon (`…: "Effective November 9, …`), without the opening
+/// quotation mark (nor the closing one, when the quotation ends with it), when that is a whole
+/// sentence; `None` otherwise.
+fn quoted_tail(sentence: &str) -> Option<&str> {
+    let at = [": \"", ": \u{201C}"]
+        .iter()
+        .filter_map(|m| sentence.find(m).map(|i| i + m.len()))
+        .min()?;
+    let tail = sentence.get(at..)?.trim();
+    let marks = tail.matches(['"', '\u{201C}', '\u{201D}']).count();
+    let tail = if marks % 2 == 1 {
+        tail.strip_suffix(['"', '\u{201D}']).unwrap_or(tail)
+    } else {
+        tail
+    };
+    is_whole_sentence(tail).then_some(tail)
 }
 
 /// The candidates' vectors and the model that made them, each sentence embedded with what its
@@ -796,6 +826,17 @@ fn is_name_list(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_vote_sentence_offers_the_directive_it_quotes() {
+        let vote = "At the conclusion of the discussion, the Committee voted to authorize and direct the Desk to execute transactions in accordance with the following domestic policy directive: \"Effective November 9, 2018, the Committee directs the Desk to undertake operations at an offering rate of 2.00 percent.\"";
+        assert_eq!(
+            quoted_tail(vote),
+            Some("Effective November 9, 2018, the Committee directs the Desk to undertake operations at an offering rate of 2.00 percent.")
+        );
+        assert_eq!(quoted_tail("The Committee said: \"we will act"), None);
+        assert_eq!(quoted_tail("No quotation here."), None);
+    }
+
     use super::*;
 
     #[test]
