@@ -337,7 +337,19 @@ pub fn classify(question: &str) -> Asks {
     {
         return Asks::Description;
     }
-    let policy_rate = any(
+    // "The interest rate on reserve balances", "the primary credit rate": another rate, set by
+    // the Board beside the decision, is a figure like an amount.
+    let other_rate = any(
+        q,
+        &[
+            "reserve balances",
+            "on reserves",
+            "excess reserve",
+            "primary credit",
+            "discount rate",
+        ],
+    );
+    let policy_rate = (any(
         q,
         &[
             "federal funds",
@@ -346,13 +358,18 @@ pub fn classify(question: &str) -> Asks {
             "funds target",
             "target range",
             "policy rate",
+        ],
+    ) || (any(
+        q,
+        &[
             "interest rate",
             " rates ",
             " rate move",
             " rate cut",
             " rate hike",
         ],
-    ) && !q.contains("discount rate");
+    ) && !other_rate))
+        && !q.contains("discount rate");
     // "By how much did the FOMC cut?": the size of a move of the policy rate, when nothing
     // else is named as what moved.
     let sized_move = any(q, RATE_MOVES)
