@@ -932,6 +932,14 @@ mod tests {
                 "What discount rate did the Board approve in 2001?",
                 Asks::Amount,
             ),
+            (
+                "What interest rate on reserve balances and primary credit rate did the Board set in June 2023?",
+                Asks::Amount,
+            ),
+            (
+                "What did the FOMC do with the interest rate in April 2008?",
+                Asks::Rate,
+            ),
             ("What was the monthly cap on runoff?", Asks::Amount),
             (
                 "How did the Committee characterise inflation in 2023?",
