@@ -246,6 +246,14 @@ pub fn intends(lower: &str) -> bool {
     )
 }
 
+/// Whether lower-case `s` says what further policy will depend on ("the extent and timing of
+/// any additional firming that may be needed … will depend on …"): conditional guidance, not a
+/// description of the economy. (A pledge of readiness, "will act as appropriate", may be what
+/// a description question asks for.)
+pub fn conditions_policy(lower: &str) -> bool {
+    any(lower, &["will depend on", "may be needed"])
+}
+
 /// Whether lower-case `s` tells of wording taken out of the statement ("members agreed to
 /// remove the sentence indicating …", "a proposal to delete … the previous summary statement",
 /// "policy should no longer be characterized as accommodative").
@@ -559,6 +567,15 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditional_guidance_is_told_from_a_pledge() {
+        assert!(conditions_policy("the extent and timing of any additional firming that may be needed to address these risks will depend on the evolution of the outlook."));
+        assert!(!conditions_policy("the committee will use its full range of tools and act as appropriate to support the economy."));
+        assert!(!conditions_policy(
+            "the economy seems likely to expand at a moderate pace."
+        ));
+    }
 
     #[test]
     fn the_sentence_setting_the_next_meeting_is_known() {

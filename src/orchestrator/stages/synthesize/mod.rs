@@ -281,6 +281,17 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if asks == Asks::Vote && order.iter().any(|&i| !signals[i].procedural) {
         order.retain(|&i| !signals[i].procedural);
     }
+    // Asked how something was described ("what was the FOMC's outlook for growth?"), a sentence
+    // saying what policy will depend on ("the extent and timing of any additional firming that
+    // may be needed … will depend on the evolution of the outlook") is guidance, not a
+    // description, however many of the question's words it holds: it joins no answer.
+    let guidance = |i: &usize| cues::conditions_policy(&cands[*i].text.to_lowercase());
+    if asks == Asks::Description
+        && !asks::asks_what_next(&question)
+        && order.iter().any(|i| !guidance(i))
+    {
+        order.retain(|i| !guidance(i));
+    }
     let mut chosen = choose(&cands, &order, max_sentences, scorer.share());
     // A bare roll call ("Voting against this action: Jeffrey M. Lacker.") beside a sentence
     // that names the same dissenters says nothing new: it leaves the answer. Its place is not
