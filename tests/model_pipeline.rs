@@ -93,24 +93,9 @@ fn manager(chat: Arc<ChatBackend>) -> Driver {
     Driver::qa(retriever(), Some(chat), 2).unwrap()
 }
 
+/// Asks `query` of `m` as a first turn, with no year filter.
 async fn ask(m: &Driver, query: &str) -> (OrchestrationResult, Vec<Event>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-    let req = AskRequest {
-        query: query.into(),
-        requested_years: vec![],
-        session_id: "sess_modeltest000001".into(),
-        query_id: "q1".into(),
-        context: vec![],
-        record_candidates: false,
-    };
-    let result = m.run(req, cancel_rx, &tx).await;
-    drop(tx);
-    let mut events = Vec::new();
-    while let Some(e) = rx.recv().await {
-        events.push(e);
-    }
-    (result, events)
+    common::ask_of(m, query, vec![], vec![]).await
 }
 
 // ---- a scripted model that follows the contract -------------------------------------------

@@ -3,6 +3,8 @@
 //! enforcement: stage timeouts, the query deadline, cancellation and a panicking stage. No model
 //! and no index on disk: the retriever here is [`MemoryRetriever`], BM25 over passages in memory.
 
+mod common;
+
 use fathom::corpus::Date;
 use fathom::index::memory::MemoryRetriever;
 use fathom::index::{Passage, RetrievalSettings, Retriever};
@@ -10,7 +12,7 @@ use fathom::orchestrator::api::{
     validate_trace, DispatchStatus, Event, FinalReason, ManagerState, NodeId, OrchestrationResult,
     Priority, StageStatus,
 };
-use fathom::orchestrator::driver::{AskRequest, Driver};
+use fathom::orchestrator::driver::Driver;
 use fathom::orchestrator::registry::Registry;
 use fathom::orchestrator::stage::{Stage, StageCx, StageError, StageOutcome};
 use fathom::orchestrator::state::Work;
@@ -45,24 +47,9 @@ fn retriever() -> Arc<dyn Retriever> {
     ))
 }
 
+/// Asks `query` of `driver` as a first turn, with no year filter.
 async fn run(driver: &Driver, query: &str) -> (OrchestrationResult, Vec<Event>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (_cancel, cancel_rx) = tokio::sync::watch::channel(false);
-    let req = AskRequest {
-        query: query.into(),
-        requested_years: vec![],
-        session_id: "sess_topologytest01".into(),
-        query_id: "q1".into(),
-        context: vec![],
-        record_candidates: false,
-    };
-    let result = driver.run(req, cancel_rx, &tx).await;
-    drop(tx);
-    let mut events = Vec::new();
-    while let Some(e) = rx.recv().await {
-        events.push(e);
-    }
-    (result, events)
+    common::ask_of(driver, query, vec![], vec![]).await
 }
 
 fn path(r: &OrchestrationResult) -> Vec<String> {

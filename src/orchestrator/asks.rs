@@ -338,7 +338,7 @@ pub fn classify(question: &str) -> Asks {
         return Asks::Description;
     }
     // "The interest rate on reserve balances", "the primary credit rate": another rate, set by
-    // the Board beside the decision, is a figure like an amount.
+    // the Board beside the decision, is a figure like an amount (as is the discount rate, below).
     let other_rate = any(
         q,
         &[
@@ -346,7 +346,6 @@ pub fn classify(question: &str) -> Asks {
             "on reserves",
             "excess reserve",
             "primary credit",
-            "discount rate",
         ],
     );
     let policy_rate = (any(

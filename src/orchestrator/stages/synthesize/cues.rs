@@ -567,6 +567,7 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]
     fn conditional_guidance_is_told_from_a_pledge() {
@@ -589,7 +590,6 @@ mod tests {
             "members expected to learn more before the next meeting."
         ));
     }
-    use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]
     fn sentences_offering_the_asked_thing_score_higher() {

@@ -837,6 +837,8 @@ fn is_name_list(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_long_vote_sentence_offers_the_directive_it_quotes() {
         let vote = "At the conclusion of the discussion, the Committee voted to authorize and direct the Desk to execute transactions in accordance with the following domestic policy directive: \"Effective November 9, 2018, the Committee directs the Desk to undertake operations at an offering rate of 2.00 percent.\"";
@@ -847,8 +849,6 @@ mod tests {
         assert_eq!(quoted_tail("The Committee said: \"we will act"), None);
         assert_eq!(quoted_tail("No quotation here."), None);
     }
-
-    use super::*;
 
     #[test]
     fn asked_for_a_description_the_rate_decision_offers_nothing() {
