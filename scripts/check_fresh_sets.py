@@ -162,6 +162,9 @@ SETS = [
     # The twenty-first and twenty-second: the same brief and the same split of years.
     later_set(21, "twenty-first set", "z-", minutes=(36, 56)),
     later_set(22, "twenty-second set", "b-", minutes=(36, 56)),
+    # The twenty-third and twenty-fourth: the same brief and the same split of years.
+    later_set(23, "twenty-third set", "c-", minutes=(36, 56)),
+    later_set(24, "twenty-fourth set", "d-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
