@@ -188,6 +188,59 @@ pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
     (personal || named || further || unnamed) && !is_dissent(sentence)
 }
 
+/// Whether `sentence`, in the paragraph of a dissent or of a dissenter's own view, goes on
+/// with the view of the dissenters `names` ("Mr. Lacker dissented because … The inflation
+/// outlook had deteriorated …"): the minutes give one member's view a paragraph, so any sentence
+/// of it does, unless it is another dissent or vote, the Board's action or the meeting's
+/// procedure, names another member by title, or speaks for the Committee or its members ("The
+/// Committee then turned to …": the paragraph moved on).
+pub fn goes_on_in_paragraph(sentence: &str, names: &[&str]) -> bool {
+    // The minutes run a dissenter's view on into the Board's action and the meeting's
+    // procedure, with no paragraph between.
+    let votes = sentence.starts_with("Voting ")
+        || sentence.starts_with("Votes ")
+        || sentence.starts_with("It was agreed")
+        || sentence.contains(" voted ")
+        || sentence.contains("Board of Governors");
+    let collective = COLLECTIVE.iter().any(|o| sentence.starts_with(o));
+    !is_dissent(sentence) && !votes && !names_another(sentence, names) && !collective
+}
+
+/// Whether `sentence` names by title a member other than `names` ("Ms. George judged …").
+pub fn names_another(sentence: &str, names: &[&str]) -> bool {
+    dissenter_names(sentence).iter().any(|n| !names.contains(n))
+}
+
+/// Openers of a sentence that speaks for the Committee or its members, not for one of them.
+const COLLECTIVE: &[&str] = &[
+    "The Committee",
+    "Committee ",
+    "Members",
+    "The members",
+    "All members",
+    "Most members",
+    "Participants",
+    "The participants",
+    "All participants",
+    "Most participants",
+];
+
+/// Whether `sentence` adds to the view of the one person the sentence before it gave ("It was
+/// also his position that …", "He also noted …"): a pronoun for them and "also".
+pub fn adds_to_their_view(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let personal = words.iter().any(|w| {
+        matches!(
+            *w,
+            "he" | "she" | "his" | "her" | "He" | "She" | "His" | "Her"
+        )
+    });
+    personal && words.iter().take(6).any(|w| *w == "also") && !is_dissent(sentence)
+}
+
 /// Titles the minutes give one member by.
 pub(super) const SINGLE_TITLES: &[&str] = &["Mr.", "Ms.", "Mrs.", "President", "Governor"];
 
@@ -249,6 +302,45 @@ fn capitalised(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dissenters_paragraph_goes_on_until_it_turns_to_others() {
+        let lacker = ["Lacker"];
+        assert!(goes_on_in_paragraph(
+            "The inflation outlook had deteriorated in the intermeeting period.",
+            &lacker
+        ));
+        for other in [
+            "Ms. George judged that another step was appropriate.",
+            "The Committee then turned to a discussion of its communications.",
+            "Consistent with the Committee's decision, the Board of Governors took no action.",
+            "It was agreed that the next meeting would be held on December 13-14, 2016.",
+            "Mr. Fisher dissented because he preferred no action.",
+            "Voting against this action: Mr. Lacker.",
+        ] {
+            assert!(!goes_on_in_paragraph(other, &lacker), "{other}");
+        }
+        assert!(goes_on_in_paragraph(
+            "In Mr. Lacker's view, the risks had grown.",
+            &lacker
+        ));
+    }
+
+    #[test]
+    fn also_with_a_pronoun_adds_to_their_view() {
+        assert!(adds_to_their_view(
+            "It was also his position that a cut could increase volatility."
+        ));
+        assert!(adds_to_their_view(
+            "He also noted that inflation was rising."
+        ));
+        assert!(!adds_to_their_view(
+            "It was also noted that inflation was rising."
+        ));
+        assert!(!adds_to_their_view(
+            "He judged that policy was stimulative."
+        ));
+    }
 
     #[test]
     fn a_pronoun_for_a_person_leans_on_the_sentence_naming_them() {

@@ -20,6 +20,8 @@ const CONTINUING_BYTES: usize = 1000;
 const MAX_LEANING: usize = 2;
 /// Sentences naming a dissenter that follow their dissent, asked what they thought.
 const MAX_VIEW: usize = 3;
+/// Sentences of a view's paragraph read on after it, asked what a dissenter thought.
+const MAX_VIEW_RUNNING_ON: usize = 2;
 /// How far after a dissent (bytes from its start) its dissenters' view may go on: the rest of
 /// its paragraph and the next.
 const VIEW_BYTES: usize = 2000;
@@ -157,21 +159,46 @@ pub fn with_antecedents(
             || (asks == Asks::Vote
                 && (anaphora::is_dissent(&c.text) || anaphora::is_unnamed_preference(&c.text)));
         if heads_view {
-            let mut at = i;
             let most = if of_member {
                 MAX_CONTINUING_MEMBER
             } else {
                 MAX_CONTINUING
             };
+            // Whose view the rest of a dissent's or a member's paragraph gives.
+            let names: Vec<&str> = match member {
+                Some(m) if of_member => vec![m],
+                _ => anaphora::dissenter_names(&c.text),
+            };
+            let in_paragraph = of_member || anaphora::is_dissent(&c.text);
+            let mut at = i;
             for _ in 0..most {
                 match neighbour_in_document(cands, hits, at, Side::After) {
-                    Some(j) if anaphora::continues_dissent(&cands[j].text, &c.text) => {
+                    // Asked about one of several dissenters, another's view ends theirs.
+                    Some(j)
+                        if !(of_member && anaphora::names_another(&cands[j].text, &names))
+                            && (anaphora::continues_dissent(&cands[j].text, &c.text)
+                                || (in_paragraph
+                                    && !cands[j].opens_paragraph
+                                    && !cands[j].procedural
+                                    && anaphora::goes_on_in_paragraph(&cands[j].text, &names))) =>
+                    {
                         if !out.iter().any(|(k, _)| *k == j) {
                             out.push((j, Vec::new()));
                         }
                         at = j;
                     }
                     _ => break,
+                }
+            }
+        } else if member.is_some() {
+            // Asked about one member, a sentence of the answer is followed by the next of its
+            // paragraph when that one adds to the same person's view ("It was also his
+            // position that …").
+            if let Some(j) = neighbour_in_document(cands, hits, i, Side::After).filter(|&j| {
+                !cands[j].opens_paragraph && anaphora::adds_to_their_view(&cands[j].text)
+            }) {
+                if !out.iter().any(|(k, _)| *k == j) {
+                    out.push((j, Vec::new()));
                 }
             }
         }
@@ -250,6 +277,29 @@ pub fn with_dissenters_views(
                 at += 1;
             }
             out.insert(at, (j, Vec::new()));
+            // The rest of that view's paragraph goes on with it ("He believed this approach
+            // would leave … It would also mitigate the need …").
+            let mut last = j;
+            for _ in 0..MAX_VIEW_RUNNING_ON {
+                let Some(k) = neighbour_in_document(cands, hits, last, Side::After).filter(|&k| {
+                    !cands[k].opens_paragraph
+                        && !cands[k].procedural
+                        && cands[k].position < end
+                        && anaphora::goes_on_in_paragraph(&cands[k].text, &names)
+                }) else {
+                    break;
+                };
+                let same = |x: usize| {
+                    hits[cands[x].hit].document == *document
+                        && cands[x].position == cands[k].position
+                };
+                if out.iter().any(|(x, _)| same(*x)) {
+                    break;
+                }
+                at += 1;
+                out.insert(at, (k, Vec::new()));
+                last = k;
+            }
         }
     }
     out
@@ -706,6 +756,140 @@ mod tests {
         ];
         assert_eq!(
             with_antecedents(vec![(0, vec![])], &far, &hits, Asks::Vote, None, 1),
+            vec![(0, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_members_view_runs_on_to_the_end_of_the_dissents_paragraph() {
+        let cand = |text: &str, position: usize, opens_paragraph: bool| Candidate {
+            position,
+            seq: position / 100,
+            opens_paragraph,
+            ..Candidate::new(text, 0)
+        };
+        let cands = [
+            cand(
+                "Mr. Lacker dissented because he believed that further tightening was needed.",
+                0,
+                true,
+            ),
+            // No pronoun, no name: only its paragraph says whose view it is.
+            cand(
+                "The inflation outlook had deteriorated in the intermeeting period.",
+                100,
+                false,
+            ),
+            cand(
+                "The Committee then turned to a discussion of its communications.",
+                200,
+                false,
+            ),
+        ];
+        let hits = [hit("m.md")];
+        let lacker = Some("Lacker");
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, lacker, 1),
+            vec![(0, vec![]), (1, vec![])],
+            "the rest of his paragraph, up to the Committee's own business"
+        );
+        // The same sentence opening the next paragraph is not his.
+        let apart = [
+            cand(
+                "Mr. Lacker dissented because he believed that further tightening was needed.",
+                0,
+                true,
+            ),
+            cand(
+                "The inflation outlook had deteriorated in the intermeeting period.",
+                100,
+                true,
+            ),
+        ];
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &apart, &hits, Asks::Reason, lacker, 1),
+            vec![(0, vec![])]
+        );
+    }
+
+    #[test]
+    fn asked_about_one_of_two_dissenters_the_others_view_ends_theirs() {
+        let cand = |text: &str, position: usize| Candidate {
+            position,
+            seq: position / 100,
+            opens_paragraph: position == 0,
+            ..Candidate::new(text, 0)
+        };
+        let cands = [
+            cand(
+                "George and Mester dissented because they preferred to increase the target range.",
+                0,
+            ),
+            cand("Ms. George judged that another step was appropriate.", 100),
+            cand(
+                "While low rates had supported the economy, they were no longer warranted.",
+                200,
+            ),
+        ];
+        let hits = [hit("m.md")];
+        assert_eq!(
+            with_antecedents(
+                vec![(0, vec![])],
+                &cands,
+                &hits,
+                Asks::Vote,
+                Some("Mester"),
+                1
+            ),
+            vec![(0, vec![])]
+        );
+        // Asked about George, it is her view.
+        assert_eq!(
+            with_antecedents(
+                vec![(0, vec![])],
+                &cands,
+                &hits,
+                Asks::Vote,
+                Some("George"),
+                1
+            ),
+            vec![(0, vec![]), (1, vec![]), (2, vec![])]
+        );
+    }
+
+    #[test]
+    fn asked_about_a_member_what_adds_to_their_view_follows_any_sentence() {
+        let cand = |text: &str, position: usize| Candidate {
+            position,
+            seq: position / 100,
+            opens_paragraph: position == 0,
+            ..Candidate::new(text, 0)
+        };
+        let cands = [
+            cand(
+                "Following the aggressive actions already taken, it would be prudent to give policy more time to work.",
+                0,
+            ),
+            cand(
+                "It was also his position that a cut could increase interest rate volatility.",
+                100,
+            ),
+        ];
+        let hits = [hit("m.md")];
+        assert_eq!(
+            with_antecedents(
+                vec![(0, vec![])],
+                &cands,
+                &hits,
+                Asks::Reason,
+                Some("Hoenig"),
+                1
+            ),
+            vec![(0, vec![]), (1, vec![])]
+        );
+        // Not asked about a member, the answer stays as chosen.
+        assert_eq!(
+            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
             vec![(0, vec![])]
         );
     }

@@ -84,6 +84,10 @@ struct Candidate {
     expansions: String,
     /// A meeting's procedure (minutes approved, the next meeting's date), not its substance.
     procedural: bool,
+    /// Whether a blank line comes before it in its document (or may: the first sentence of a
+    /// passage that no other passage read runs into), so the sentence before is another
+    /// paragraph's.
+    opens_paragraph: bool,
     score: f64,
     vector: Option<Vec<f32>>,
 }
@@ -100,6 +104,7 @@ impl Candidate {
             cue: 0.0,
             expansions: String::new(),
             procedural: false,
+            opens_paragraph: true,
             score: 0.0,
             vector: None,
         }
@@ -543,13 +548,34 @@ fn record(
 /// offers what is asked.
 fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks) -> Vec<Candidate> {
     let mut cands: Vec<Candidate> = Vec::new();
-    for (i, h) in hits.iter().enumerate() {
-        let Some(passage) = retriever.passage(&h.chunk_id) else {
+    let passages: Vec<_> = hits
+        .iter()
+        .map(|h| retriever.passage(&h.chunk_id))
+        .collect();
+    for (i, passage) in passages.iter().enumerate() {
+        let Some(passage) = passage else {
             continue;
         };
         let base = passage.text.as_ptr() as usize;
         let defs = acronyms::definitions(&passage.text);
+        // A passage cut out of a long paragraph begins a space after the one before it ends.
+        let runs_on = passages.iter().flatten().any(|p| {
+            p.document == passage.document
+                && p.byte_end < passage.byte_start
+                && passage.byte_start - p.byte_end <= 1
+        });
+        let mut previous_end = 0;
         for (seq, whole) in sentences(&passage.text).into_iter().enumerate() {
+            let start = whole.as_ptr() as usize - base;
+            let opens_paragraph = if seq == 0 {
+                !runs_on
+            } else {
+                passage
+                    .text
+                    .get(previous_end.min(start)..start)
+                    .is_some_and(|gap| gap.matches('\n').count() >= 2)
+            };
+            previous_end = start + whole.len();
             // A vote sentence that quotes the directive it adopted ("… in accordance with the
             // following domestic policy directive: "Effective November 9, 2018, … at an
             // offering rate of 2.00 percent …") is too long to answer; the quotation's first
@@ -564,7 +590,8 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
             let mut offers = cue(asks, &text);
             // Minutes recount the last meeting's decision; it is not this meeting's.
             if matches!(asks, Asks::Rate | Asks::Decision)
-                && h.date
+                && hits[i]
+                    .date
                     .is_some_and(|d| names_other_meeting(&text, u32::from(d.month)))
             {
                 offers = 0.0;
@@ -584,6 +611,7 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
                     cue: offers,
                     expansions: acronyms::expansions(&text, &defs),
                     procedural: is_procedural(&text),
+                    opens_paragraph,
                     text,
                     hit: i,
                     seq,
