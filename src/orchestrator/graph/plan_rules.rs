@@ -126,7 +126,7 @@ pub fn intent_of(lower: &str, mentions: &[DateMention]) -> (IntentType, Vec<Stri
     {
         return (IntentType::Trend, parts);
     }
-    if parts.len() >= 2 && !vote_with_detail(&parts) {
+    if parts.len() >= 2 && !vote_with_detail(&parts) && !about_one_person(&parts) {
         return (IntentType::MultiPart, parts);
     }
     if has(&COMPARE) && distinct_dates >= 2 {
@@ -149,14 +149,23 @@ fn vote_with_detail(parts: &[String]) -> bool {
     };
     // A part that speaks of the dissenter by pronoun ("what phrase did he suggest?") asks about
     // the dissent too.
-    let of_the_dissenter = |p: &str| {
-        p.split(|c: char| !c.is_alphanumeric())
-            .any(|w| matches!(w, "he" | "she" | "his" | "her" | "him"))
-    };
     classify(first) == Asks::Vote
         && rest
             .iter()
-            .all(|p| asks_vote_detail(p) || of_the_dissenter(p))
+            .all(|p| asks_vote_detail(p) || speaks_of_a_person(p))
+}
+
+/// "What did Fisher expect lower yields to make savers do, and where did he want policymakers
+/// to focus instead?": every later part speaks of a person by pronoun, so all ask about the one
+/// person the first names; apart, they would no longer say whom they ask about.
+fn about_one_person(parts: &[String]) -> bool {
+    parts.len() >= 2 && parts[1..].iter().all(|p| speaks_of_a_person(p))
+}
+
+/// Whether a part speaks of a person by pronoun ("what phrase did he suggest?").
+fn speaks_of_a_person(part: &str) -> bool {
+    part.split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "he" | "she" | "his" | "her" | "him"))
 }
 
 /// The mentions, with repeats of the same range dropped.
@@ -607,6 +616,9 @@ mod tests {
             ("The minutes record a dissent in March 2010. Who was it, and what wording did he suggest for the guidance?", Factual),
             // Any way of asking who voted against; the case a dissenter made is its detail.
             ("Which two presidents objected at the November 2016 meeting, and what case did George make?", Factual),
+            // Later parts that speak of the first's person by pronoun ask about that person.
+            ("In September 2011, what did Fisher expect savers to do, and where did he want policymakers to focus?", Factual),
+            ("When did the runoff begin in 2022, and what did the Chair say about it?", MultiPart),
         ] {
             assert_eq!(intent(q), i, "{q}");
         }
