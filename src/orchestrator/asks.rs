@@ -153,6 +153,55 @@ fn said_about(q: &str) -> Option<usize> {
 /// voted against the hike" a vote, "when did the runoff begin" a schedule, before the rate and
 /// amount words they also contain count. A clause the question sets aside ("apart from cutting
 /// rates, …") does not count.
+/// Whether `q` (lower case, padded) asks what a minority of members or participants preferred.
+fn minority_preference(q: &str) -> bool {
+    let some = any(
+        q,
+        &[
+            "minority",
+            " any participants",
+            " any members",
+            " any policymakers",
+            " few participants",
+            " few members",
+            " couple of participants",
+            " couple of members",
+            " one participant",
+            " one member",
+            " some participants",
+            " some members",
+            " several participants",
+            " several members",
+        ],
+    );
+    let preferred = any(
+        q,
+        &[
+            "favour",
+            "favor",
+            "prefer",
+            " want",
+            "would have liked",
+            "pushed for",
+            "argued for",
+            "called for",
+        ],
+    );
+    // "By how much did several participants want the pace reduced?" asks for the figure.
+    let figure = any(
+        q,
+        &[
+            "how much",
+            "how many",
+            "how large",
+            "how big",
+            "what size",
+            "what pace",
+        ],
+    );
+    some && preferred && !figure
+}
+
 pub fn classify(question: &str) -> Asks {
     let lower = question.to_lowercase();
     let asked = match set_aside(&lower) {
@@ -251,6 +300,12 @@ pub fn classify(question: &str) -> Asks {
         )
     {
         return Asks::Reason;
+    }
+    // "Which guidance did a minority of participants favour?", "did any participants favour
+    // tapering faster?": what some members preferred to the decision is the vote's other side,
+    // which the minutes give as a dissent of members they do not name.
+    if minority_preference(q) {
+        return Asks::Vote;
     }
     if q.trim_start().starts_with("when ")
         || any(
@@ -1019,6 +1074,19 @@ mod tests {
             (
                 "What did the FOMC say on 3 May 2023 about the banking system?",
                 Asks::Description,
+            ),
+            // What a minority preferred is the vote's other side, unless a figure is asked.
+            (
+                "Which alternative forward guidance did a minority of participants favour in September 2020?",
+                Asks::Vote,
+            ),
+            (
+                "Did any participants favour tapering faster than the illustrative path in September 2021?",
+                Asks::Vote,
+            ),
+            (
+                "By how much per meeting did several participants want the pace of purchases reduced in January 2014?",
+                Asks::Amount,
             ),
         ] {
             assert_eq!(classify(q), asks, "{q}");
