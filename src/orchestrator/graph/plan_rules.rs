@@ -7,6 +7,7 @@ use super::routing::{Complexity, IntentType};
 use crate::calendar;
 use crate::corpus::Date;
 use crate::orchestrator::asks::{asks_vote_detail, classify, Asks};
+use crate::orchestrator::stages::synthesize::pointer;
 use crate::query::{date_mentions, question_words, DateMention, MetadataHints};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -111,11 +112,14 @@ pub fn intent_of(lower: &str, mentions: &[DateMention]) -> (IntentType, Vec<Stri
     if has(&COMPARE) && distinct_dates >= 2 {
         return (IntentType::Comparative, parts);
     }
-    if has(&AGGREGATE) && mentions.iter().any(|m| spans_months(&m.range, 2)) {
+    // "The final meeting of 2006" is one meeting, not the year.
+    let one_meeting = pointer(lower).first.is_some() && distinct_dates <= 1;
+    if has(&AGGREGATE) && !one_meeting && mentions.iter().any(|m| spans_months(&m.range, 2)) {
         return (IntentType::Aggregate, parts);
     }
     let changes = CHANGE.iter().any(|c| lower.contains(c));
-    let period = mentions.iter().any(|m| spans_months(&m.range, 2)) || distinct_dates >= 2;
+    let period =
+        !one_meeting && (mentions.iter().any(|m| spans_months(&m.range, 2)) || distinct_dates >= 2);
     if period
         && (has(&TREND)
             || (changes
@@ -619,6 +623,10 @@ mod tests {
             // Later parts that speak of the first's person by pronoun ask about that person.
             ("In September 2011, what did Fisher expect savers to do, and where did he want policymakers to focus?", Factual),
             ("When did the runoff begin in 2022, and what did the Chair say about it?", MultiPart),
+            // The first or last meeting of a year is one meeting.
+            ("Who dissented at the final FOMC meeting of 2006, and what was his reasoning?", Causal),
+            ("Which two members dissented at the last meeting of 2017?", Factual),
+            ("Which members dissented in 2017?", Aggregate),
         ] {
             assert_eq!(intent(q), i, "{q}");
         }

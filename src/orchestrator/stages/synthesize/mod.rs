@@ -33,9 +33,9 @@ use choose::{
     choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents, with_dissenters_views,
 };
 use cues::{cue, names_month, names_other_meeting};
+pub(crate) use meeting::pointer;
 use meeting::{
-    answer_hits, dissenters_passages, more_of_meeting, next_meeting_passage, pointer,
-    with_candidates,
+    answer_hits, dissenters_passages, more_of_meeting, next_meeting_passage, with_candidates,
 };
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
