@@ -254,6 +254,22 @@ pub fn conditions_policy(lower: &str) -> bool {
     any(lower, &["will depend on", "may be needed"])
 }
 
+/// Whether lower-case `s` is the statement's standing watch over what comes ("the Committee will
+/// continue to monitor the implications of incoming information …", "the Committee's
+/// assessments will take into account a wide range of information …", "would be prepared to
+/// adjust the stance of monetary policy as appropriate if risks emerge …"): said at every
+/// meeting of a period, it gives no meeting's reason.
+pub fn standing_watch(lower: &str) -> bool {
+    any(
+        lower,
+        &[
+            "will continue to monitor the implications of incoming information",
+            "assessments will take into account a wide range of information",
+            "prepared to adjust the stance of monetary policy as appropriate if risks emerge",
+        ],
+    )
+}
+
 /// Whether lower-case `s` tells of wording taken out of the statement ("members agreed to
 /// remove the sentence indicating …", "a proposal to delete … the previous summary statement",
 /// "policy should no longer be characterized as accommodative").
@@ -576,6 +592,15 @@ mod tests {
         assert!(!conditions_policy(
             "the economy seems likely to expand at a moderate pace."
         ));
+    }
+
+    #[test]
+    fn the_standing_watch_is_told_from_a_meetings_reason() {
+        assert!(standing_watch("in assessing the appropriate stance of monetary policy, the committee will continue to monitor the implications of incoming information for the economic outlook."));
+        assert!(standing_watch("the committee would be prepared to adjust the stance of monetary policy as appropriate if risks emerge that could impede the attainment of the committee's goals."));
+        assert!(standing_watch("the committee's assessments will take into account a wide range of information, including readings on public health."));
+        assert!(!standing_watch("the invasion and related events are creating additional upward pressure on inflation and are weighing on global economic activity."));
+        assert!(!standing_watch("progress on vaccinations and an easing of supply constraints are expected to support continued gains in economic activity."));
     }
 
     #[test]

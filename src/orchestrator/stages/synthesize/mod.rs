@@ -297,6 +297,13 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     {
         order.retain(|i| !guidance(i));
     }
+    // Asked why, the statement's standing watch over what comes ("… will continue to monitor
+    // the implications of incoming information …") is no meeting's reason, however many of the
+    // question's words it holds: it joins no answer unless the question asks what comes next.
+    let watch = |i: &usize| cues::standing_watch(&cands[*i].text.to_lowercase());
+    if asks == Asks::Reason && !asks::asks_what_next(&question) && order.iter().any(|i| !watch(i)) {
+        order.retain(|i| !watch(i));
+    }
     let mut chosen = choose(&cands, &order, max_sentences, scorer.share());
     // A bare roll call ("Voting against this action: Jeffrey M. Lacker.") beside a sentence
     // that names the same dissenters says nothing new: it leaves the answer. Its place is not
