@@ -49,6 +49,7 @@ const CONCLUDING: &[&str] = &[
 /// increases come sooner. Conversely, if it is slower, they come later."): each half needs the
 /// other.
 const CONVERSE: &[&str] = &[
+    "Rather,",
     "Conversely",
     "On the other hand",
     "By contrast",
@@ -494,6 +495,11 @@ mod tests {
         assert!(!completes_previous(
             "Consumer spending rose; by contrast, investment fell."
         ));
+        // After a denial ("… they do not pose a more persistent threat."), what is so instead.
+        let rather =
+            "Rather, monetary policy accommodation is providing ongoing support to activity.";
+        assert!(completes_previous(rather));
+        assert!(belongs_after_previous(rather, Asks::Reason));
     }
 
     #[test]

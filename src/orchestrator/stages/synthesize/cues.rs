@@ -264,7 +264,7 @@ pub fn standing_watch(lower: &str) -> bool {
         lower,
         &[
             "will continue to monitor the implications of incoming information",
-            "assessments will take into account a wide range of information",
+            "will take into account a wide range of information",
             "prepared to adjust the stance of monetary policy as appropriate if risks emerge",
         ],
     )
@@ -599,6 +599,7 @@ mod tests {
         assert!(standing_watch("in assessing the appropriate stance of monetary policy, the committee will continue to monitor the implications of incoming information for the economic outlook."));
         assert!(standing_watch("the committee would be prepared to adjust the stance of monetary policy as appropriate if risks emerge that could impede the attainment of the committee's goals."));
         assert!(standing_watch("the committee's assessments will take into account a wide range of information, including readings on public health."));
+        assert!(standing_watch("this assessment will take into account a wide range of information, including measures of labor market conditions."));
         assert!(!standing_watch("the invasion and related events are creating additional upward pressure on inflation and are weighing on global economic activity."));
         assert!(!standing_watch("progress on vaccinations and an easing of supply constraints are expected to support continued gains in economic activity."));
     }

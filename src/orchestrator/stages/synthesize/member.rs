@@ -74,7 +74,7 @@ pub fn gives_dissenters_view(sentence: &str, names: &[&str]) -> bool {
 
 /// Whether `sentence` is a roll call ("Voting for this action: …", "Votes against this action:
 /// Mr. Fisher."): it names members without saying what they thought.
-fn records_votes(sentence: &str) -> bool {
+pub fn records_votes(sentence: &str) -> bool {
     sentence.starts_with("Voting ") || sentence.starts_with("Votes ")
 }
 
@@ -92,6 +92,18 @@ pub fn own_view(sentence: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_of_the_vote_is_told_from_a_view() {
+        assert!(records_votes("Voting against the action was Jeffrey M. Lacker, who preferred to raise the target range."));
+        assert!(records_votes("Votes against this action: Mr. Hoenig."));
+        assert!(!records_votes(
+            "Mr. Lacker dissented because he preferred to raise the target range."
+        ));
+        assert!(!records_votes(
+            "Recent global developments may restrain economic activity somewhat."
+        ));
+    }
 
     const JOINT: &str = "Messrs. Evans and Kashkari dissented because they preferred to hold.";
     const ROLL: &str = "Voting against this action: Charles L. Evans and Neel Kashkari.";

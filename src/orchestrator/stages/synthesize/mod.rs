@@ -304,6 +304,15 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if asks == Asks::Reason && !asks::asks_what_next(&question) && order.iter().any(|i| !watch(i)) {
         order.retain(|i| !watch(i));
     }
+    // Asked why the Committee acted, the vote ("Voting against the action was Jeffrey M.
+    // Lacker, who preferred …") is not its reason, unless the question names a dissenter.
+    let records_vote = |i: &usize| member::records_votes(&cands[*i].text);
+    if asks == Asks::Reason
+        && member::asked_about(&question, order.iter().map(|&i| cands[i].text.as_str())).is_none()
+        && order.iter().any(|i| !records_vote(i))
+    {
+        order.retain(|i| !records_vote(i));
+    }
     let mut chosen = choose(&cands, &order, max_sentences, scorer.share());
     // A bare roll call ("Voting against this action: Jeffrey M. Lacker.") beside a sentence
     // that names the same dissenters says nothing new: it leaves the answer. Its place is not
