@@ -68,6 +68,18 @@ pub fn set_aside(lower: &str) -> Option<&str> {
     lower[at + len..].split([',', ';', '?', '.']).next()
 }
 
+/// The clause a question opens by conceding ("although the target range was left alone" in
+/// "although the target range was left alone, to what level …?"), up to its comma.
+fn conceded(lower: &str) -> Option<&str> {
+    let t = lower.trim_start();
+    ["although ", "though ", "even though "]
+        .iter()
+        .any(|o| t.starts_with(o))
+        .then(|| t.split(',').next())
+        .flatten()
+        .filter(|clause| clause.len() < t.len())
+}
+
 /// Moves of the policy rate, named by their verb ("by how much did they cut?").
 const RATE_MOVES: &[&str] = &[
     " cut",
@@ -207,6 +219,12 @@ pub fn classify(question: &str) -> Asks {
     let asked = match set_aside(&lower) {
         Some(clause) => lower.replacen(clause, " ", 1),
         None => lower.clone(),
+    };
+    // "Although the target range was left alone, to what level did the Board move the rate on
+    // reserve balances?": an opening concession is the question's setting, not what it asks.
+    let asked = match conceded(&asked) {
+        Some(clause) => asked.replacen(clause, " ", 1),
+        None => asked,
     };
     let q = format!(
         " {} ",
@@ -1074,6 +1092,11 @@ mod tests {
             (
                 "What did the FOMC say on 3 May 2023 about the banking system?",
                 Asks::Description,
+            ),
+            // An opening concession sets the scene; what follows is asked.
+            (
+                "Although the target range was left alone in late January 2020, to what level did the Board move the interest rate on reserve balances?",
+                Asks::Amount,
             ),
             // What a minority preferred is the vote's other side, unless a figure is asked.
             (
