@@ -171,8 +171,8 @@ fn minority_preference(q: &str) -> bool {
         q,
         &[
             "minority",
-            " any participants",
-            " any members",
+            " any participant",
+            " any member",
             " any policymakers",
             " few participants",
             " few members",
@@ -195,7 +195,9 @@ fn minority_preference(q: &str) -> bool {
             " want",
             "would have liked",
             "pushed for",
+            "push for",
             "argued for",
+            "argue for",
             "called for",
         ],
     );
@@ -212,6 +214,30 @@ fn minority_preference(q: &str) -> bool {
         ],
     );
     some && preferred && !figure
+}
+
+/// Whether `q` (lower case, padded) asks for a rate other than the policy rate by name ("what
+/// primary credit (discount) rate did the Board approve alongside the fed funds hike?"): the
+/// question word is followed within a few words by that rate, so the policy rate it also names
+/// only dates the question.
+fn asks_other_rate(q: &str) -> bool {
+    let words: Vec<&str> = q.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "what" | "which")
+            && words
+                .get(i + 1..(i + 5).min(words.len()))
+                .is_some_and(|next| {
+                    let next = next.join(" ");
+                    [
+                        "primary credit",
+                        "discount",
+                        "reserve balances",
+                        "excess reserve",
+                    ]
+                    .iter()
+                    .any(|r| next.contains(r))
+                })
+    })
 }
 
 pub fn classify(question: &str) -> Asks {
@@ -319,9 +345,9 @@ pub fn classify(question: &str) -> Asks {
     {
         return Asks::Reason;
     }
-    // "Which guidance did a minority of participants favour?", "did any participants favour
-    // tapering faster?": what some members preferred to the decision is the vote's other side,
-    // which the minutes give as a dissent of members they do not name.
+    // "Which guidance did a minority of participants favour?", "did any member argue for a
+    // bigger cut?": what some members preferred to the decision is the vote's other side, which
+    // the minutes give as a dissent of members they do not name.
     if minority_preference(q) {
         return Asks::Vote;
     }
@@ -441,7 +467,8 @@ pub fn classify(question: &str) -> Asks {
             " rate hike",
         ],
     ) && !other_rate))
-        && !q.contains("discount rate");
+        && !q.contains("discount rate")
+        && !asks_other_rate(q);
     // "By how much did the FOMC cut?": the size of a move of the policy rate, when nothing
     // else is named as what moved.
     let sized_move = any(q, RATE_MOVES)
@@ -1093,6 +1120,11 @@ mod tests {
                 "What did the FOMC say on 3 May 2023 about the banking system?",
                 Asks::Description,
             ),
+            // Another rate asked for by name, beside the hike that dates it.
+            (
+                "march 2018: what primary credit (discount) rate did the Board of Governors approve alongside the fed funds hike?",
+                Asks::Amount,
+            ),
             // An opening concession sets the scene; what follows is asked.
             (
                 "Although the target range was left alone in late January 2020, to what level did the Board move the interest rate on reserve balances?",
@@ -1110,6 +1142,10 @@ mod tests {
             (
                 "By how much per meeting did several participants want the pace of purchases reduced in January 2014?",
                 Asks::Amount,
+            ),
+            (
+                "At the August 2001 FOMC meeting, did any member argue for holding rates or cutting by more than 25 basis points?",
+                Asks::Vote,
             ),
         ] {
             assert_eq!(classify(q), asks, "{q}");

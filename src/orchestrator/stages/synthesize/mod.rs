@@ -301,7 +301,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // the implications of incoming information …") is no meeting's reason, however many of the
     // question's words it holds: it joins no answer unless the question asks what comes next.
     let watch = |i: &usize| cues::standing_watch(&cands[*i].text.to_lowercase());
-    if asks == Asks::Reason && !asks::asks_what_next(&question) && order.iter().any(|i| !watch(i)) {
+    if matches!(asks, Asks::Reason | Asks::Other)
+        && !asks::asks_what_next(&question)
+        && order.iter().any(|i| !watch(i))
+    {
         order.retain(|i| !watch(i));
     }
     // Asked why the Committee acted, the vote ("Voting against the action was Jeffrey M.
