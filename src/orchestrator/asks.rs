@@ -274,7 +274,8 @@ pub fn classify(question: &str) -> Asks {
             "voted no",
             "no vote",
         ],
-    ) {
+    ) || asks_who_voted_for(question)
+    {
         return Asks::Vote;
     }
     if q.trim_start().starts_with("why")
@@ -639,6 +640,15 @@ pub fn asks_move(question: &str) -> bool {
 /// Whether a vote question also asks what the dissenters wanted, feared or thought ("and what
 /// worried him?", "what did she want the Committee to signal?", "how did he read inflation
 /// expectations?").
+/// Whether `question` asks who voted for the decision ("which members voted for the half-point
+/// cut?", "who voted in favour of holding rates?"): the roll call of those voting for it answers.
+pub fn asks_who_voted_for(question: &str) -> bool {
+    let q = question.to_lowercase();
+    ["voted for", "voted in favo", "voting for"]
+        .iter()
+        .any(|v| q.contains(v))
+}
+
 pub fn asks_vote_detail(question: &str) -> bool {
     let q = question.to_lowercase();
     any(
@@ -1124,6 +1134,15 @@ mod tests {
             (
                 "march 2018: what primary credit (discount) rate did the Board of Governors approve alongside the fed funds hike?",
                 Asks::Amount,
+            ),
+            // Who voted for the decision is a vote question too.
+            (
+                "Which FOMC members voted for the half-point cut in September 2024?",
+                Asks::Vote,
+            ),
+            (
+                "who voted in favour of holding rates at the july 2025 fomc meeting?",
+                Asks::Vote,
             ),
             // An opening concession sets the scene; what follows is asked.
             (

@@ -270,6 +270,12 @@ pub fn standing_watch(lower: &str) -> bool {
     )
 }
 
+/// Whether lower-case `s` lists those who voted for the action ("voting for the monetary policy
+/// action were jerome h. powell, chair; …").
+pub fn lists_votes_for(lower: &str) -> bool {
+    lower.starts_with("voting for") || lower.starts_with("voted for")
+}
+
 /// Whether lower-case `s` tells of wording taken out of the statement ("members agreed to
 /// remove the sentence indicating …", "a proposal to delete … the previous summary statement",
 /// "policy should no longer be characterized as accommodative").
@@ -591,6 +597,17 @@ mod tests {
         assert!(!conditions_policy("the committee will use its full range of tools and act as appropriate to support the economy."));
         assert!(!conditions_policy(
             "the economy seems likely to expand at a moderate pace."
+        ));
+    }
+
+    #[test]
+    fn the_roll_call_of_those_voting_for_is_known() {
+        assert!(lists_votes_for("voting for the monetary policy action were jerome h. powell, chair; john c. williams, vice chair."));
+        assert!(!lists_votes_for(
+            "voting against this action was michelle w. bowman."
+        ));
+        assert!(!lists_votes_for(
+            "the committee voted unanimously to authorize the desk."
         ));
     }
 

@@ -188,7 +188,8 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // did … say at its meeting"); neither is what it is about, and weighed as a rare term
     // either would favour the one sentence that happens to spell it out.
     let q_terms = retriever.analyze(&topic_words(&format!("{} {}", cx.input.query, query)));
-    let mut cands = candidates(retriever.as_ref(), &hits, asks);
+    let voted_for = asks::asks_who_voted_for(&question);
+    let mut cands = candidates(retriever.as_ref(), &hits, asks, voted_for);
     cx.cancel.check()?;
     let mut model = None;
     if let Some(embedded) = match &work.retrieval.query_vec {
@@ -565,7 +566,14 @@ fn record(
 /// The sentences of the passages that may answer: whole sentences of 4 to 120 words (a vote
 /// sentence that names its dissenters up to 250), not lists of names, each with how strongly it
 /// offers what is asked.
-fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks) -> Vec<Candidate> {
+/// The sentences of `hits` that may answer; asked who voted for the decision (`voted_for`), the
+/// roll call of those voting for it offers the answer fully.
+fn candidates(
+    retriever: &dyn crate::index::Retriever,
+    hits: &[Hit],
+    asks: Asks,
+    voted_for: bool,
+) -> Vec<Candidate> {
     let mut cands: Vec<Candidate> = Vec::new();
     let passages: Vec<_> = hits
         .iter()
@@ -607,6 +615,9 @@ fn candidates(retriever: &dyn crate::index::Retriever, hits: &[Hit], asks: Asks)
             let text = clean_sentence(s);
             let words = text.split_whitespace().count();
             let mut offers = cue(asks, &text);
+            if voted_for && cues::lists_votes_for(&text.to_lowercase()) {
+                offers = 1.0;
+            }
             // Minutes recount the last meeting's decision; it is not this meeting's.
             if matches!(asks, Asks::Rate | Asks::Decision)
                 && hits[i]
