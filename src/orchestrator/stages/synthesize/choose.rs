@@ -101,8 +101,10 @@ pub fn join_best(
 /// one lists what it named ("These facilities include …") or, asked why, gives the members'
 /// grounds for it ("They noted that …"), and each dissent (asked about a
 /// vote) or each dissent and own view of the `member` asked about (whatever is asked) followed
-/// by up to [`MAX_CONTINUING`] sentences going on with that view; none of these counts towards
-/// `max`.
+/// by up to [`MAX_CONTINUING`] sentences going on with that view (by pronoun or name, or as the
+/// rest of its paragraph: see `anaphora::goes_on_in_paragraph`), and, asked about one member,
+/// any chosen sentence by the next of its paragraph when that one adds to the same person's
+/// view; none of these counts towards `max`.
 pub fn with_antecedents(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],
@@ -211,8 +213,9 @@ pub fn with_antecedents(
 /// expectations, Mr. Fisher felt it would be appropriate to tighten …"): the [`MAX_VIEW`] that
 /// score best, in document order. Asked what a dissenter thought or wanted, their view is the
 /// answer, and the minutes give it over the rest of the dissent's paragraph and the next, often
-/// after sentences that name no one. A view ends at the next dissent; it does not count towards
-/// the answer's length. Asked about one `member`, only their view follows.
+/// after sentences that name no one; each view sentence brings up to [`MAX_VIEW_RUNNING_ON`]
+/// more of its paragraph. A view ends at the next dissent; it does not count towards the
+/// answer's length. Asked about one `member`, only their view follows.
 pub fn with_dissenters_views(
     chosen: Vec<(usize, Vec<usize>)>,
     cands: &[Candidate],

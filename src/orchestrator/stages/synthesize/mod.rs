@@ -298,9 +298,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     {
         order.retain(|i| !guidance(i));
     }
-    // Asked why, the statement's standing watch over what comes ("… will continue to monitor
-    // the implications of incoming information …") is no meeting's reason, however many of the
-    // question's words it holds: it joins no answer unless the question asks what comes next.
+    // Asked why (or anything of no kind), the statement's standing watch over what comes ("…
+    // will continue to monitor the implications of incoming information …") is no meeting's
+    // answer, however many of the question's words it holds: it joins no answer unless the
+    // question asks what comes next.
     let watch = |i: &usize| cues::standing_watch(&cands[*i].text.to_lowercase());
     if matches!(asks, Asks::Reason | Asks::Other)
         && !asks::asks_what_next(&question)
@@ -565,9 +566,8 @@ fn record(
 
 /// The sentences of the passages that may answer: whole sentences of 4 to 120 words (a vote
 /// sentence that names its dissenters up to 250), not lists of names, each with how strongly it
-/// offers what is asked.
-/// The sentences of `hits` that may answer; asked who voted for the decision (`voted_for`), the
-/// roll call of those voting for it offers the answer fully.
+/// offers what is asked (asked who voted for the decision, `voted_for`, the roll call of those
+/// voting for it offers the answer fully).
 fn candidates(
     retriever: &dyn crate::index::Retriever,
     hits: &[Hit],
