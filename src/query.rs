@@ -1,5 +1,7 @@
-//! Reading dates out of a question: "March 2020", "August 22, 2000", "2020-03-15", "2008 and 2010".
-//! Used by the planner for date hints and by `fathom search` to favour passages of those dates.
+//! Reading dates out of a question: "March 2020", "August 22, 2000", "2020-03-15", "2008 and 2010",
+//! and which meeting of them it points to ("mid-March", "the last meeting of 2004"). Used by the
+//! planner for date hints, by synthesize to pick the meeting that answers, and by `fathom
+//! search` to favour passages of those dates.
 
 use crate::corpus::date::days_in_month;
 use crate::corpus::Date;
@@ -367,6 +369,73 @@ pub fn date_hints(lower: &str) -> Option<MetadataHints> {
     })
 }
 
+/// Part of a month a question names: "early March", "mid-March", "late March".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Early,
+    Mid,
+    Late,
+}
+
+impl Part {
+    /// Whether day `day` of a month lies in this part of it.
+    pub fn contains(self, day: u8) -> bool {
+        match self {
+            Part::Early => day <= 12,
+            Part::Mid => (8..=22).contains(&day),
+            Part::Late => day >= 18,
+        }
+    }
+}
+
+/// Which meeting of a range a question means, beyond the range itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pointer {
+    /// A month named with a part ("mid-March"): (month, part).
+    pub part: Option<(u8, Part)>,
+    /// "first meeting of …" (`Some(true)`) or "last / final meeting of …" (`Some(false)`).
+    pub first: Option<bool>,
+}
+
+/// Reads "early/mid/late <month>" and "first/last/final meeting" from a question.
+pub fn pointer(question: &str) -> Pointer {
+    let lower = question.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut p = Pointer::default();
+    for (i, w) in words.iter().enumerate() {
+        let Some(month) =
+            crate::calendar::month_from_name(w).filter(|_| w.len() > 3 || *w == "may")
+        else {
+            continue;
+        };
+        let part = match i.checked_sub(1).map(|j| words[j]) {
+            Some("early" | "beginning") => Some(Part::Early),
+            Some("mid" | "middle") => Some(Part::Mid),
+            Some("late" | "end") => Some(Part::Late),
+            _ => None,
+        };
+        if let Some(part) = part {
+            p.part = Some((month as u8, part));
+        }
+    }
+    let meeting = |k: usize| {
+        words
+            .get(k + 1..(k + 8).min(words.len()))
+            .is_some_and(|next| next.iter().any(|w| w.starts_with("meeting")))
+    };
+    for (i, w) in words.iter().enumerate() {
+        match *w {
+            "first" | "opening" if meeting(i) => p.first = Some(true),
+            "last" | "final" | "closing" if meeting(i) => p.first = Some(false),
+            _ => {}
+        }
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,5 +660,19 @@ mod tests {
         assert_eq!(date_hints("no dates here"), None);
         let h = date_hints("may 16, 2000").unwrap();
         assert_eq!(h.date_start, h.date_end);
+    }
+
+    #[test]
+    fn pointers_are_read_from_the_wording() {
+        assert_eq!(
+            pointer("at the mid-March 2020 meeting").part,
+            Some((3, Part::Mid))
+        );
+        assert_eq!(pointer("in late-June 2000").part, Some((6, Part::Late)));
+        assert_eq!(pointer("in early May 2001").part, Some((5, Part::Early)));
+        assert_eq!(pointer("in March 2020").part, None);
+        assert_eq!(pointer("at the final meeting of 2024").first, Some(false));
+        assert_eq!(pointer("the first FOMC meeting of 2000").first, Some(true));
+        assert_eq!(pointer("the first rate cut").first, None);
     }
 }

@@ -138,6 +138,22 @@ pub fn is_dissent(sentence: &str) -> bool {
     sentence.contains(" dissented")
 }
 
+/// Whether `sentence` is a roll call ("Voting for this action: …", "Votes against this action:
+/// Mr. Fisher."): it names members without saying what they thought.
+pub fn records_votes(sentence: &str) -> bool {
+    sentence.starts_with("Voting ") || sentence.starts_with("Votes ")
+}
+
+/// Whether `sentence` speaks of one person by pronoun ("he", "his", "She" …).
+fn speaks_of_one_person(sentence: &str) -> bool {
+    sentence.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "he" | "she" | "his" | "her" | "He" | "She" | "His" | "Her"
+        )
+    })
+}
+
 /// Whether `sentence` gives the preference of members the minutes do not name ("Two members
 /// preferred to maintain the current target range", "One member dissented from the policy
 /// decision"): a dissent of the policy discussion, whose grounds follow ("These members noted
@@ -170,12 +186,7 @@ const UNNAMED_REFERENCES: &[&str] = &[
 /// and records no dissent of its own.
 pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
     let further = FURTHER.iter().any(|o| sentence.starts_with(o));
-    let personal = sentence.split(|c: char| !c.is_alphanumeric()).any(|w| {
-        matches!(
-            w,
-            "he" | "she" | "his" | "her" | "He" | "She" | "His" | "Her"
-        )
-    });
+    let personal = speaks_of_one_person(sentence);
     let named = dissenter_names(dissent).iter().any(|name| {
         SINGLE_TITLES
             .iter()
@@ -198,8 +209,7 @@ pub fn continues_dissent(sentence: &str, dissent: &str) -> bool {
 pub fn goes_on_in_paragraph(sentence: &str, names: &[&str]) -> bool {
     // The minutes run a dissenter's view on into the Board's action and the meeting's
     // procedure, with no paragraph between.
-    let votes = sentence.starts_with("Voting ")
-        || sentence.starts_with("Votes ")
+    let votes = records_votes(sentence)
         || sentence.starts_with("It was agreed")
         || sentence.contains(" voted ")
         || sentence.contains("Board of Governors");
@@ -229,17 +239,12 @@ const COLLECTIVE: &[&str] = &[
 /// Whether `sentence` adds to the view of the one person the sentence before it gave ("It was
 /// also his position that …", "He also noted …"): a pronoun for them and "also".
 pub fn adds_to_their_view(sentence: &str) -> bool {
-    let words: Vec<&str> = sentence
+    let also = sentence
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .collect();
-    let personal = words.iter().any(|w| {
-        matches!(
-            *w,
-            "he" | "she" | "his" | "her" | "He" | "She" | "His" | "Her"
-        )
-    });
-    personal && words.iter().take(6).any(|w| *w == "also") && !is_dissent(sentence)
+        .take(6)
+        .any(|w| w == "also");
+    speaks_of_one_person(sentence) && also && !is_dissent(sentence)
 }
 
 /// Titles the minutes give one member by.
@@ -303,6 +308,18 @@ fn capitalised(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_of_the_vote_is_told_from_a_view() {
+        assert!(records_votes("Voting against the action was Jeffrey M. Lacker, who preferred to raise the target range."));
+        assert!(records_votes("Votes against this action: Mr. Hoenig."));
+        assert!(!records_votes(
+            "Mr. Lacker dissented because he preferred to raise the target range."
+        ));
+        assert!(!records_votes(
+            "Recent global developments may restrain economic activity somewhat."
+        ));
+    }
 
     #[test]
     fn a_dissenters_paragraph_goes_on_until_it_turns_to_others() {

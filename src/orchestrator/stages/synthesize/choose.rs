@@ -179,10 +179,7 @@ pub fn with_antecedents(
                     Some(j)
                         if !(of_member && anaphora::names_another(&cands[j].text, &names))
                             && (anaphora::continues_dissent(&cands[j].text, &c.text)
-                                || (in_paragraph
-                                    && !cands[j].opens_paragraph
-                                    && !cands[j].procedural
-                                    && anaphora::goes_on_in_paragraph(&cands[j].text, &names))) =>
+                                || (in_paragraph && goes_on_with(cands, j, &names))) =>
                     {
                         if !out.iter().any(|(k, _)| *k == j) {
                             out.push((j, Vec::new()));
@@ -261,10 +258,7 @@ pub fn with_dissenters_views(
         views.truncate(MAX_VIEW);
         views.sort_by_key(|&j| cands[j].position);
         for j in views {
-            let at_document = |k: usize| {
-                hits[cands[k].hit].document == *document && cands[k].position == cands[j].position
-            };
-            if out.iter().any(|(k, _)| at_document(*k)) {
+            if out.iter().any(|(k, _)| same_sentence(cands, hits, *k, j)) {
                 continue;
             }
             // After the dissent and whatever of its view the answer already gives before it.
@@ -284,19 +278,12 @@ pub fn with_dissenters_views(
             // would leave … It would also mitigate the need …").
             let mut last = j;
             for _ in 0..MAX_VIEW_RUNNING_ON {
-                let Some(k) = neighbour_in_document(cands, hits, last, Side::After).filter(|&k| {
-                    !cands[k].opens_paragraph
-                        && !cands[k].procedural
-                        && cands[k].position < end
-                        && anaphora::goes_on_in_paragraph(&cands[k].text, &names)
-                }) else {
+                let Some(k) = neighbour_in_document(cands, hits, last, Side::After)
+                    .filter(|&k| cands[k].position < end && goes_on_with(cands, k, &names))
+                else {
                     break;
                 };
-                let same = |x: usize| {
-                    hits[cands[x].hit].document == *document
-                        && cands[x].position == cands[k].position
-                };
-                if out.iter().any(|(x, _)| same(*x)) {
+                if out.iter().any(|(x, _)| same_sentence(cands, hits, *x, k)) {
                     break;
                 }
                 at += 1;
@@ -306,6 +293,19 @@ pub fn with_dissenters_views(
         }
     }
     out
+}
+
+/// Whether candidate `j` goes on, within its paragraph, with the view of the members `names`
+/// (`anaphora::goes_on_in_paragraph`); the meeting's procedure never does.
+fn goes_on_with(cands: &[Candidate], j: usize, names: &[&str]) -> bool {
+    let c = &cands[j];
+    !c.opens_paragraph && !c.procedural && anaphora::goes_on_in_paragraph(&c.text, names)
+}
+
+/// Whether candidates `a` and `b` are one sentence of one document, read from two passages.
+fn same_sentence(cands: &[Candidate], hits: &[Hit], a: usize, b: usize) -> bool {
+    hits[cands[a].hit].document == hits[cands[b].hit].document
+        && cands[a].position == cands[b].position
 }
 
 /// The sentence candidate `i` leans on, if it leans on one (`anaphora::leans_on_previous`): the
@@ -430,6 +430,17 @@ mod tests {
     fn placed(text: &str, position: usize) -> Candidate {
         Candidate {
             position,
+            ..Candidate::new(text, 0)
+        }
+    }
+
+    /// A sentence of passage 0 at byte `position`, the `position / 100`th of its passage, that
+    /// opens a paragraph or goes on with one.
+    fn in_paragraph(text: &str, position: usize, opens_paragraph: bool) -> Candidate {
+        Candidate {
+            position,
+            seq: position / 100,
+            opens_paragraph,
             ..Candidate::new(text, 0)
         }
     }
@@ -765,12 +776,7 @@ mod tests {
 
     #[test]
     fn a_members_view_runs_on_to_the_end_of_the_dissents_paragraph() {
-        let cand = |text: &str, position: usize, opens_paragraph: bool| Candidate {
-            position,
-            seq: position / 100,
-            opens_paragraph,
-            ..Candidate::new(text, 0)
-        };
+        let cand = in_paragraph;
         let cands = [
             cand(
                 "Mr. Lacker dissented because he believed that further tightening was needed.",
@@ -817,12 +823,8 @@ mod tests {
 
     #[test]
     fn asked_about_one_of_two_dissenters_the_others_view_ends_theirs() {
-        let cand = |text: &str, position: usize| Candidate {
-            position,
-            seq: position / 100,
-            opens_paragraph: position == 0,
-            ..Candidate::new(text, 0)
-        };
+        // The first opens the paragraph; the rest go on with it.
+        let cand = |text: &str, position: usize| in_paragraph(text, position, position == 0);
         let cands = [
             cand(
                 "George and Mester dissented because they preferred to increase the target range.",
@@ -862,12 +864,8 @@ mod tests {
 
     #[test]
     fn asked_about_a_member_what_adds_to_their_view_follows_any_sentence() {
-        let cand = |text: &str, position: usize| Candidate {
-            position,
-            seq: position / 100,
-            opens_paragraph: position == 0,
-            ..Candidate::new(text, 0)
-        };
+        // The first opens the paragraph; the rest go on with it.
+        let cand = |text: &str, position: usize| in_paragraph(text, position, position == 0);
         let cands = [
             cand(
                 "Following the aggressive actions already taken, it would be prudent to give policy more time to work.",

@@ -6,73 +6,7 @@
 
 use crate::corpus::Date;
 use crate::index::Hit;
-use crate::query::MetadataHints;
-
-/// Part of a month a question names: "early March", "mid-March", "late March".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
-    Early,
-    Mid,
-    Late,
-}
-
-impl Part {
-    fn contains(self, day: u8) -> bool {
-        match self {
-            Part::Early => day <= 12,
-            Part::Mid => (8..=22).contains(&day),
-            Part::Late => day >= 18,
-        }
-    }
-}
-
-/// Which meeting of a range a question means, beyond the range itself.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Pointer {
-    /// A month named with a part ("mid-March"): (month, part).
-    pub part: Option<(u8, Part)>,
-    /// "first meeting of …" (`Some(true)`) or "last / final meeting of …" (`Some(false)`).
-    pub first: Option<bool>,
-}
-
-/// Reads "early/mid/late <month>" and "first/last/final meeting" from a question.
-pub fn pointer(question: &str) -> Pointer {
-    let lower = question.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let mut p = Pointer::default();
-    for (i, w) in words.iter().enumerate() {
-        let Some(month) =
-            crate::calendar::month_from_name(w).filter(|_| w.len() > 3 || *w == "may")
-        else {
-            continue;
-        };
-        let part = match i.checked_sub(1).map(|j| words[j]) {
-            Some("early" | "beginning") => Some(Part::Early),
-            Some("mid" | "middle") => Some(Part::Mid),
-            Some("late" | "end") => Some(Part::Late),
-            _ => None,
-        };
-        if let Some(part) = part {
-            p.part = Some((month as u8, part));
-        }
-    }
-    let meeting = |k: usize| {
-        words
-            .get(k + 1..(k + 8).min(words.len()))
-            .is_some_and(|next| next.iter().any(|w| w.starts_with("meeting")))
-    };
-    for (i, w) in words.iter().enumerate() {
-        match *w {
-            "first" | "opening" if meeting(i) => p.first = Some(true),
-            "last" | "final" | "closing" if meeting(i) => p.first = Some(false),
-            _ => {}
-        }
-    }
-    p
-}
+use crate::query::{pointer, MetadataHints, Pointer};
 
 /// The hits that may answer, best first: with a date range, those dated inside it, narrowed to
 /// the part of the month or the first / last meeting the question points to; without one, or
@@ -406,19 +340,5 @@ mod tests {
             ids(&answer_hits(&hits, y, "in 2004", false, 5)),
             vec!["m", "l", "f"]
         );
-    }
-
-    #[test]
-    fn pointers_are_read_from_the_wording() {
-        assert_eq!(
-            pointer("at the mid-March 2020 meeting").part,
-            Some((3, Part::Mid))
-        );
-        assert_eq!(pointer("in late-June 2000").part, Some((6, Part::Late)));
-        assert_eq!(pointer("in early May 2001").part, Some((5, Part::Early)));
-        assert_eq!(pointer("in March 2020").part, None);
-        assert_eq!(pointer("at the final meeting of 2024").first, Some(false));
-        assert_eq!(pointer("the first FOMC meeting of 2000").first, Some(true));
-        assert_eq!(pointer("the first rate cut").first, None);
     }
 }

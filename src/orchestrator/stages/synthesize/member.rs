@@ -4,7 +4,7 @@
 //! them ("In Mr. Kashkari's view, …", "Mr. Plosser cited …"). Such a question brings the
 //! dissent naming the member and the best sentence of the member's own.
 
-use super::anaphora::{dissenter_names, is_dissent, SINGLE_TITLES};
+use super::anaphora::{dissenter_names, is_dissent, records_votes, SINGLE_TITLES};
 use super::choose::roll_call_names;
 
 /// The dissenter the question names, if it names one: a word of the question that a dissent or
@@ -72,12 +72,6 @@ pub fn gives_dissenters_view(sentence: &str, names: &[&str]) -> bool {
         && (pronoun || dissenter_names(sentence).iter().any(|n| names.contains(n)))
 }
 
-/// Whether `sentence` is a roll call ("Voting for this action: …", "Votes against this action:
-/// Mr. Fisher."): it names members without saying what they thought.
-pub fn records_votes(sentence: &str) -> bool {
-    sentence.starts_with("Voting ") || sentence.starts_with("Votes ")
-}
-
 /// Whether `sentence` is a dissent that names member `name` among its dissenters.
 pub fn dissent_by(sentence: &str, name: &str) -> bool {
     is_dissent(sentence) && dissenter_names(sentence).contains(&name)
@@ -92,18 +86,6 @@ pub fn own_view(sentence: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_record_of_the_vote_is_told_from_a_view() {
-        assert!(records_votes("Voting against the action was Jeffrey M. Lacker, who preferred to raise the target range."));
-        assert!(records_votes("Votes against this action: Mr. Hoenig."));
-        assert!(!records_votes(
-            "Mr. Lacker dissented because he preferred to raise the target range."
-        ));
-        assert!(!records_votes(
-            "Recent global developments may restrain economic activity somewhat."
-        ));
-    }
 
     const JOINT: &str = "Messrs. Evans and Kashkari dissented because they preferred to hold.";
     const ROLL: &str = "Voting against this action: Charles L. Evans and Neel Kashkari.";

@@ -29,11 +29,11 @@ use crate::orchestrator::state::{AnswerSentence, Work};
 use crate::orchestrator::text::{clean_sentence, is_whole_sentence, sentences};
 use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
+use crate::query::pointer;
 use choose::{
     choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents, with_dissenters_views,
 };
 use cues::{cue, names_month, names_other_meeting};
-pub(crate) use meeting::pointer;
 use meeting::{
     answer_hits, dissenters_passages, more_of_meeting, next_meeting_passage, with_candidates,
 };
@@ -284,39 +284,37 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // vote handing the directive to the Desk) joins no answer unless the question is about it
     // (`signals` leave it unflagged then), however its words match. (For other kinds its low
     // weight is enough: excluding it there lost amounts stated in the directive's vote.)
-    if asks == Asks::Vote && order.iter().any(|&i| !signals[i].procedural) {
-        order.retain(|&i| !signals[i].procedural);
+    if asks == Asks::Vote {
+        leave_out(&mut order, |i| signals[i].procedural);
     }
+    // "What reasons did Kashkari give for dissenting?": the dissenter a vote or a why names,
+    // as the dissents and roll calls among the candidates spell them.
+    let member = matches!(asks, Asks::Vote | Asks::Reason)
+        .then(|| member::asked_about(&question, order.iter().map(|&i| cands[i].text.as_str())))
+        .flatten();
+    let what_next = asks::asks_what_next(&question);
     // Asked how something was described ("what was the FOMC's outlook for growth?"), a sentence
     // saying what policy will depend on ("the extent and timing of any additional firming that
     // may be needed … will depend on the evolution of the outlook") is guidance, not a
     // description, however many of the question's words it holds: it joins no answer.
-    let guidance = |i: &usize| cues::conditions_policy(&cands[*i].text.to_lowercase());
-    if asks == Asks::Description
-        && !asks::asks_what_next(&question)
-        && order.iter().any(|i| !guidance(i))
-    {
-        order.retain(|i| !guidance(i));
+    if asks == Asks::Description && !what_next {
+        leave_out(&mut order, |i| {
+            cues::conditions_policy(&cands[i].text.to_lowercase())
+        });
     }
     // Asked why (or anything of no kind), the statement's standing watch over what comes ("…
     // will continue to monitor the implications of incoming information …") is no meeting's
     // answer, however many of the question's words it holds: it joins no answer unless the
     // question asks what comes next.
-    let watch = |i: &usize| cues::standing_watch(&cands[*i].text.to_lowercase());
-    if matches!(asks, Asks::Reason | Asks::Other)
-        && !asks::asks_what_next(&question)
-        && order.iter().any(|i| !watch(i))
-    {
-        order.retain(|i| !watch(i));
+    if matches!(asks, Asks::Reason | Asks::Other) && !what_next {
+        leave_out(&mut order, |i| {
+            cues::standing_watch(&cands[i].text.to_lowercase())
+        });
     }
     // Asked why the Committee acted, the vote ("Voting against the action was Jeffrey M.
     // Lacker, who preferred …") is not its reason, unless the question names a dissenter.
-    let records_vote = |i: &usize| member::records_votes(&cands[*i].text);
-    if asks == Asks::Reason
-        && member::asked_about(&question, order.iter().map(|&i| cands[i].text.as_str())).is_none()
-        && order.iter().any(|i| !records_vote(i))
-    {
-        order.retain(|i| !records_vote(i));
+    if asks == Asks::Reason && member.is_none() {
+        leave_out(&mut order, |i| anaphora::records_votes(&cands[i].text));
     }
     let mut chosen = choose(&cands, &order, max_sentences, scorer.share());
     // A bare roll call ("Voting against this action: Jeffrey M. Lacker.") beside a sentence
@@ -360,13 +358,10 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             gives_detail,
         );
     }
-    // "What reasons did Kashkari give for dissenting?": a question naming one dissenter gets
-    // the dissent that names them and the best sentence of their own view ("In Mr. Kashkari's
-    // view, …"), each unless the answer holds one already; the minutes give that view after
-    // the joint dissent and the roll call, which alone do not answer.
-    let member = matches!(asks, Asks::Vote | Asks::Reason)
-        .then(|| member::asked_about(&question, order.iter().map(|&i| cands[i].text.as_str())))
-        .flatten();
+    // A question naming one dissenter gets the dissent that names them and the best sentence
+    // of their own view ("In Mr. Kashkari's view, …"), each unless the answer holds one
+    // already; the minutes give that view after the joint dissent and the roll call, which
+    // alone do not answer.
     if let Some(name) = member.as_deref() {
         let dissent = |i: usize| member::dissent_by(&cands[i].text, name);
         join_best(&mut chosen, &order, max_sentences, dissent, dissent);
@@ -693,6 +688,13 @@ fn embed(
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     Ok(retriever.embed_sentences(&texts)?)
+}
+
+/// Leaves out of `order` the candidates `out` holds, unless none would be left.
+fn leave_out(order: &mut Vec<usize>, out: impl Fn(usize) -> bool) {
+    if order.iter().any(|&i| !out(i)) {
+        order.retain(|&i| !out(i));
+    }
 }
 
 /// What scored the candidates.
