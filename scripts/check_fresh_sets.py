@@ -171,6 +171,10 @@ SETS = [
     later_set(25, "twenty-fifth set", "e-", minutes=(36, 56)),
     later_set(26, "twenty-sixth set", "a-", kinds={**LATER_KINDS, "schedule": 11},
               minutes=(36, 56), total=79),
+    # The twenty-seventh and twenty-eighth: the same brief and the same split of years, with
+    # two-letter prefixes (every single letter is taken).
+    later_set(27, "twenty-seventh set", "fa-", minutes=(36, 56)),
+    later_set(28, "twenty-eighth set", "fb-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
