@@ -445,6 +445,17 @@ mod tests {
         }
     }
 
+    /// What the one sentence chosen, `first`, grows into in an answer of one sentence.
+    fn grown(
+        first: usize,
+        cands: &[Candidate],
+        hits: &[Hit],
+        asks: Asks,
+        member: Option<&str>,
+    ) -> Vec<(usize, Vec<usize>)> {
+        with_antecedents(vec![(first, vec![])], cands, hits, asks, member, 1)
+    }
+
     /// A hit of `document` (which passages share a document is all these tests need).
     fn hit(document: &str) -> Hit {
         Hit {
@@ -556,19 +567,12 @@ mod tests {
         // Asked why Kashkari dissented, his view is followed by its further point, not by the
         // sentence after it, which speaks of no one.
         assert_eq!(
-            with_antecedents(
-                vec![(0, vec![])],
-                &cands,
-                &hits,
-                Asks::Reason,
-                Some("Kashkari"),
-                1
-            ),
+            grown(0, &cands, &hits, Asks::Reason, Some("Kashkari")),
             vec![(0, vec![]), (1, vec![])]
         );
         // Not asked about him, it stands alone.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
+            grown(0, &cands, &hits, Asks::Reason, None),
             vec![(0, vec![])]
         );
         // His view runs on for four sentences; a dissent's view, not asked about him, for two.
@@ -584,7 +588,7 @@ mod tests {
             placed("He also noted the risks abroad.", 400),
         ];
         let followed = |member| {
-            with_antecedents(vec![(0, vec![])], &long, &hits, Asks::Vote, member, 1)
+            grown(0, &long, &hits, Asks::Vote, member)
                 .into_iter()
                 .map(|(i, _)| i)
                 .collect::<Vec<_>>()
@@ -694,12 +698,12 @@ mod tests {
         ];
         // Whatever is asked, and beside the answer's one sentence, not in its place.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(0, &cands, &hits, Asks::Decision, None),
             vec![(0, vec![]), (1, vec![])]
         );
         // A sentence that lists nothing stays where the ranking put it.
         assert_eq!(
-            with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(1, &cands, &hits, Asks::Decision, None),
             vec![(1, vec![])]
         );
     }
@@ -718,12 +722,12 @@ mod tests {
             ),
         ];
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
+            grown(0, &cands, &hits, Asks::Reason, None),
             vec![(0, vec![]), (1, vec![])]
         );
         // Asked what was decided, the decision stands alone.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(0, &cands, &hits, Asks::Decision, None),
             vec![(0, vec![])]
         );
     }
@@ -752,7 +756,7 @@ mod tests {
             cand("He voted for the action.", 1, 520),
         ];
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, None, 1),
+            grown(0, &cands, &hits, Asks::Vote, None),
             vec![(0, vec![]), (1, vec![]), (2, vec![])]
         );
         // Too far on, it is another paragraph's.
@@ -768,10 +772,7 @@ mod tests {
                 500 + 2000,
             ),
         ];
-        assert_eq!(
-            with_antecedents(vec![(0, vec![])], &far, &hits, Asks::Vote, None, 1),
-            vec![(0, vec![])]
-        );
+        assert_eq!(grown(0, &far, &hits, Asks::Vote, None), vec![(0, vec![])]);
     }
 
     #[test]
@@ -798,7 +799,7 @@ mod tests {
         let hits = [hit("m.md")];
         let lacker = Some("Lacker");
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, lacker, 1),
+            grown(0, &cands, &hits, Asks::Reason, lacker),
             vec![(0, vec![]), (1, vec![])],
             "the rest of his paragraph, up to the Committee's own business"
         );
@@ -816,7 +817,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &apart, &hits, Asks::Reason, lacker, 1),
+            grown(0, &apart, &hits, Asks::Reason, lacker),
             vec![(0, vec![])]
         );
     }
@@ -838,26 +839,12 @@ mod tests {
         ];
         let hits = [hit("m.md")];
         assert_eq!(
-            with_antecedents(
-                vec![(0, vec![])],
-                &cands,
-                &hits,
-                Asks::Vote,
-                Some("Mester"),
-                1
-            ),
+            grown(0, &cands, &hits, Asks::Vote, Some("Mester")),
             vec![(0, vec![])]
         );
         // Asked about George, it is her view.
         assert_eq!(
-            with_antecedents(
-                vec![(0, vec![])],
-                &cands,
-                &hits,
-                Asks::Vote,
-                Some("George"),
-                1
-            ),
+            grown(0, &cands, &hits, Asks::Vote, Some("George")),
             vec![(0, vec![]), (1, vec![]), (2, vec![])]
         );
     }
@@ -878,19 +865,12 @@ mod tests {
         ];
         let hits = [hit("m.md")];
         assert_eq!(
-            with_antecedents(
-                vec![(0, vec![])],
-                &cands,
-                &hits,
-                Asks::Reason,
-                Some("Hoenig"),
-                1
-            ),
+            grown(0, &cands, &hits, Asks::Reason, Some("Hoenig")),
             vec![(0, vec![]), (1, vec![])]
         );
         // Not asked about a member, the answer stays as chosen.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Reason, None, 1),
+            grown(0, &cands, &hits, Asks::Reason, None),
             vec![(0, vec![])]
         );
     }
@@ -913,7 +893,7 @@ mod tests {
         let hits = [hit("m.md")];
         // "Finally, he …" leans on "Moreover, he …", which leans on the sentence naming him.
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(2, &cands, &hits, Asks::Decision, None),
             vec![(0, vec![]), (1, vec![]), (2, vec![])]
         );
     }
@@ -961,11 +941,11 @@ mod tests {
         // Asked about a vote, the dissent is followed by the dissenter's view; asked for a
         // decision, it is not.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Vote, None, 1),
+            grown(0, &cands, &hits, Asks::Vote, None),
             vec![(0, vec![]), (1, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(0, &cands, &hits, Asks::Decision, None),
             vec![(0, vec![])]
         );
         // An antecedent already chosen is not repeated.
@@ -1000,15 +980,15 @@ mod tests {
         ];
         // Either half chosen brings the other, in the document's order.
         assert_eq!(
-            with_antecedents(vec![(0, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(0, &cands, &hits, Asks::Decision, None),
             vec![(0, vec![]), (1, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(1, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(1, &cands, &hits, Asks::Decision, None),
             vec![(0, vec![]), (1, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(2, &cands, &hits, Asks::Decision, None),
             vec![(2, vec![])]
         );
     }
@@ -1036,11 +1016,11 @@ mod tests {
         // Asked why, the paragraph before gives the developments; asked what was decided, it
         // is not needed.
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Reason, None, 1),
+            grown(2, &cands, &hits, Asks::Reason, None),
             vec![(1, vec![]), (2, vec![])]
         );
         assert_eq!(
-            with_antecedents(vec![(2, vec![])], &cands, &hits, Asks::Decision, None, 1),
+            grown(2, &cands, &hits, Asks::Decision, None),
             vec![(2, vec![])]
         );
         // Too far back, it is not the sentence the conclusion follows.
@@ -1053,9 +1033,6 @@ mod tests {
                 400 + 2000,
             ),
         ];
-        assert_eq!(
-            with_antecedents(vec![(1, vec![])], &far, &hits, Asks::Reason, None, 1),
-            vec![(1, vec![])]
-        );
+        assert_eq!(grown(1, &far, &hits, Asks::Reason, None), vec![(1, vec![])]);
     }
 }
