@@ -275,6 +275,7 @@ pub fn classify(question: &str) -> Asks {
             "no vote",
         ],
     ) || asks_who_voted_for(question)
+        || asks_tally(question)
     {
         return Asks::Vote;
     }
@@ -637,18 +638,72 @@ pub fn asks_move(question: &str) -> bool {
         )
 }
 
-/// Whether a vote question also asks what the dissenters wanted, feared or thought ("and what
-/// worried him?", "what did she want the Committee to signal?", "how did he read inflation
-/// expectations?").
 /// Whether `question` asks who voted for the decision ("which members voted for the half-point
 /// cut?", "who voted in favour of holding rates?"): the roll call of those voting for it answers.
 pub fn asks_who_voted_for(question: &str) -> bool {
     let q = question.to_lowercase();
+    // "Which members backed the action?" asks the same; "what were the members who backed the
+    // cut trying to achieve?" asks their reason.
+    let backed = ["which members", "which voters", "which officials", "who"]
+        .iter()
+        .flat_map(|w| [format!("{w} backed"), format!("{w} supported")])
+        .any(|w| {
+            q.match_indices(&w).any(|(i, _)| {
+                // "Who" that asks, not "those who": it opens the question or a clause.
+                w.starts_with("which")
+                    || q[..i]
+                        .trim_end()
+                        .chars()
+                        .last()
+                        .is_none_or(|c| matches!(c, ':' | ',' | ';' | '?' | '-' | '\u{2014}'))
+            })
+        });
     ["voted for", "voted in favo", "voting for"]
         .iter()
         .any(|v| q.contains(v))
+        || backed
 }
 
+/// Whether `question` asks how the vote went rather than why anyone dissented: its count,
+/// whether it was unanimous, how it was taken, who backed the action ("what was the vote
+/// count?", "was the cut backed by every voter?", "how was the vote taken?", "did any member
+/// dissent?"). The vote's own sentence or its roll call answers.
+pub fn asks_tally(question: &str) -> bool {
+    let q = format!(
+        " {} ",
+        question.to_lowercase().replace(['?', ',', ';', '!'], " ")
+    );
+    any(
+        &q,
+        &[
+            "vote count",
+            "vote tally",
+            " tally",
+            "how was the vote",
+            "vote taken",
+            "vote was taken",
+            "what was the vote",
+            "how did the committee vote",
+            "how did the fomc vote",
+            "how did members vote",
+            "how did the members vote",
+            "how did it vote",
+            "how did they vote",
+            "unanimous",
+            "every voter",
+            "every voting member",
+            "any member dissent",
+            "anyone dissent",
+            "any dissent",
+            "any dissents",
+            "any voter",
+        ],
+    )
+}
+
+/// Whether a vote question also asks what the dissenters wanted, feared or thought ("and what
+/// worried him?", "what did she want the Committee to signal?", "how did he read inflation
+/// expectations?").
 pub fn asks_vote_detail(question: &str) -> bool {
     let q = question.to_lowercase();
     any(
@@ -945,6 +1000,35 @@ mod tests {
         assert!(!asks_move(
             "What target for the federal funds rate did the FOMC announce?"
         ));
+    }
+
+    #[test]
+    fn a_question_can_ask_how_the_vote_went() {
+        for q in [
+            "what was the vote count on the FOMC statement of June 2026?",
+            "How was the vote on the FOMC's policy action of 23 March 2020 taken?",
+            "Was the July 2019 cut backed by every voter?",
+            "Did any member dissent from the directive adopted on March 23, 2020?",
+            "how did the Committee vote on its Statement on Longer-Run Goals?",
+        ] {
+            assert!(asks_tally(q), "{q}");
+            assert_eq!(classify(q), Asks::Vote, "{q}");
+        }
+        // Who dissented and why is the dissent's own question.
+        assert!(!asks_tally("Who dissented in September 2019, and why?"));
+        assert!(!asks_tally(
+            "What did the two dissenters prefer in June 2019?"
+        ));
+        // Who backed it asks for the roll call of those voting for; how many backed it does not.
+        assert!(asks_who_voted_for(
+            "Which members backed the policy action at the late-January 2026 meeting?"
+        ));
+        assert!(!asks_who_voted_for("Was the cut backed by every voter?"));
+        // Asked what those who backed it wanted, the question asks a reason.
+        let why = "What were the members who backed the September 2019 rate cut trying to achieve?";
+        assert!(!asks_who_voted_for(why) && !asks_tally(why));
+        let why = "Why did the members who supported the October 2019 rate cut favour it?";
+        assert!(!asks_who_voted_for(why) && !asks_tally(why));
     }
 
     #[test]

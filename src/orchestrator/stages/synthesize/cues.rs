@@ -273,7 +273,34 @@ pub fn standing_watch(lower: &str) -> bool {
 /// Whether lower-case `s` lists those who voted for the action ("voting for the monetary policy
 /// action were jerome h. powell, chair; …").
 pub fn lists_votes_for(lower: &str) -> bool {
+    // "Voting (by notation) for the monetary policy action were …" is the same roll call.
+    let lower = lower.replacen(" (by notation)", "", 1);
     lower.starts_with("voting for") || lower.starts_with("voted for")
+}
+
+/// Whether lower-case `s` is the vote handing the directive to the New York Desk ("… voted to
+/// authorize and direct the Federal Reserve Bank of New York …").
+pub fn hands_directive(lower: &str) -> bool {
+    lower.contains("authorize and direct the federal reserve bank of new york")
+}
+
+/// Whether lower-case `s` says how a vote went: unanimously, by notation, by a count ("by a
+/// 12 – 0 vote"), all but some members, or the roll call of those voting for.
+pub fn tells_tally(lower: &str) -> bool {
+    lists_votes_for(lower)
+        || any(
+            lower,
+            &[
+                "unanimous",
+                "by notation",
+                " 0 vote",
+                "-0 vote",
+                "all but one",
+                "all but two",
+                "all but three",
+                "all but four",
+            ],
+        )
 }
 
 /// Whether lower-case `s` tells of wording taken out of the statement ("members agreed to
@@ -590,6 +617,31 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 mod tests {
     use super::*;
     use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
+
+    #[test]
+    fn how_a_vote_went_is_told() {
+        for s in [
+            "the federal open market committee approved the following statement for release by a 12 – 0 vote:",
+            "voting (by notation) for the monetary policy action were jerome h. powell, chair; john c. williams, vice chair.",
+            "on this basis, all but two members agreed to lower the target range for the federal funds rate.",
+            "the committee voted unanimously to reaffirm it without revision.",
+        ] {
+            assert!(tells_tally(s), "{s}");
+        }
+        assert!(lists_votes_for(
+            "voting (by notation) for the monetary policy action were jerome h. powell, chair."
+        ));
+        assert!(!tells_tally(
+            "mr. poole dissented because he believed that policy was already stimulative."
+        ));
+        assert!(!tells_tally(
+            "the committee decided to raise the target range to 4 percent."
+        ));
+        assert!(hands_directive("the committee voted unanimously to authorize and direct the federal reserve bank of new york, until instructed otherwise, to execute transactions."));
+        assert!(!hands_directive(
+            "the committee directs the desk to continue rolling over at auction all principal payments."
+        ));
+    }
 
     #[test]
     fn conditional_guidance_is_told_from_a_pledge() {

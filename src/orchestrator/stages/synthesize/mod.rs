@@ -189,7 +189,8 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // either would favour the one sentence that happens to spell it out.
     let q_terms = retriever.analyze(&topic_words(&format!("{} {}", cx.input.query, query)));
     let voted_for = asks::asks_who_voted_for(&question);
-    let mut cands = candidates(retriever.as_ref(), &hits, asks, voted_for);
+    let tally = asks == Asks::Vote && asks::asks_tally(&question);
+    let mut cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
     cx.cancel.check()?;
     let mut model = None;
     if let Some(embedded) = match &work.retrieval.query_vec {
@@ -284,8 +285,14 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // vote handing the directive to the Desk) joins no answer unless the question is about it
     // (`signals` leave it unflagged then), however its words match. (For other kinds its low
     // weight is enough: excluding it there lost amounts stated in the directive's vote.)
+    // Asked how the directive's vote went ("did any member dissent from the directive?"), the
+    // vote handing it to the Desk is what it asks about.
+    let directive_tally = tally && question.to_lowercase().contains("directive");
     if asks == Asks::Vote {
-        leave_out(&mut order, |i| signals[i].procedural);
+        leave_out(&mut order, |i| {
+            signals[i].procedural
+                && !(directive_tally && cues::hands_directive(&cands[i].text.to_lowercase()))
+        });
     }
     // "What reasons did Kashkari give for dissenting?": the dissenter a vote or a why names,
     // as the dissents and roll calls among the candidates spell them.
@@ -562,12 +569,14 @@ fn record(
 /// The sentences of the passages that may answer: whole sentences of 4 to 120 words (a vote
 /// sentence that names its dissenters up to 250), not lists of names, each with how strongly it
 /// offers what is asked (asked who voted for the decision, `voted_for`, the roll call of those
-/// voting for it offers the answer fully).
+/// voting for it offers the answer fully; asked how the vote went, `tally`, so does any
+/// sentence saying so).
 fn candidates(
     retriever: &dyn crate::index::Retriever,
     hits: &[Hit],
     asks: Asks,
     voted_for: bool,
+    tally: bool,
 ) -> Vec<Candidate> {
     let mut cands: Vec<Candidate> = Vec::new();
     let passages: Vec<_> = hits
@@ -608,10 +617,30 @@ fn candidates(
                 whole
             };
             let text = clean_sentence(s);
+            // The vote that introduces what was adopted ("… approved the following statement
+            // for release by a 12 – 0 vote:") says how the vote went: asked that, it answers
+            // as a sentence of its own.
+            let text = match text.strip_suffix(':') {
+                Some(head) if tally && cues::tells_tally(&head.to_lowercase()) => {
+                    format!("{head}.")
+                }
+                _ => text,
+            };
             let words = text.split_whitespace().count();
             let mut offers = cue(asks, &text);
             if voted_for && cues::lists_votes_for(&text.to_lowercase()) {
                 offers = 1.0;
+            }
+            let lower = text.to_lowercase();
+            let roll_call = cues::lists_votes_for(&lower);
+            if tally && cues::tells_tally(&lower) {
+                // Asked whether it was unanimous or how many backed it, the roll call says so
+                // only by leaving names out; the sentence that says it outright comes first.
+                offers = if roll_call && !voted_for && !lower.contains("by notation") {
+                    0.7
+                } else {
+                    1.0
+                };
             }
             // Minutes recount the last meeting's decision; it is not this meeting's.
             if matches!(asks, Asks::Rate | Asks::Decision)
@@ -629,7 +658,8 @@ fn candidates(
                 LONGEST_WORDS
             };
             // A list of names is no answer, unless it is the list of who voted against.
-            let listed = (is_name_list(&text) && !(asks == Asks::Vote && offers >= 1.0))
+            let listed = (is_name_list(&text)
+                && !(asks == Asks::Vote && (offers >= 1.0 || tally && roll_call)))
                 || is_heading(&text);
             if (4..=longest).contains(&words) && is_whole_sentence(&text) && !listed {
                 cands.push(Candidate {
