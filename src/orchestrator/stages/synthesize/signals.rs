@@ -524,11 +524,11 @@ pub fn is_procedural(sentence: &str) -> bool {
         "next meeting of the committee",
         "the meeting adjourned",
         "meeting adjourned at",
-        // The vote that hands the directive to the New York Desk, at every meeting.
-        "authorize and direct the federal reserve bank of new york",
     ]
     .iter()
     .any(|p| s.contains(p))
+        // The vote that hands the directive to the New York Desk, at every meeting.
+        || super::cues::hands_directive(&s)
 }
 
 #[cfg(test)]
