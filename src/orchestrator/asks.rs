@@ -643,25 +643,28 @@ pub fn asks_move(question: &str) -> bool {
 pub fn asks_who_voted_for(question: &str) -> bool {
     let q = question.to_lowercase();
     // "Which members backed the action?" asks the same; "what were the members who backed the
-    // cut trying to achieve?" asks their reason.
-    let backed = ["which members", "which voters", "which officials", "who"]
-        .iter()
-        .flat_map(|w| [format!("{w} backed"), format!("{w} supported")])
-        .any(|w| {
-            q.match_indices(&w).any(|(i, _)| {
-                // "Who" that asks, not "those who": it opens the question or a clause.
-                w.starts_with("which")
-                    || q[..i]
-                        .trim_end()
-                        .chars()
-                        .last()
-                        .is_none_or(|c| matches!(c, ':' | ',' | ';' | '?' | '-' | '\u{2014}'))
-            })
-        });
+    // cut trying to achieve?" asks their reason: "who" asks only where it opens the question
+    // or a clause.
+    let backed = ["backed", "supported"].iter().any(|verb| {
+        ["which members", "which voters", "which officials"]
+            .iter()
+            .any(|w| q.contains(&format!("{w} {verb}")))
+            || q.match_indices(&format!("who {verb}"))
+                .any(|(i, _)| opens_clause(&q[..i]))
+    });
     ["voted for", "voted in favo", "voting for"]
         .iter()
         .any(|v| q.contains(v))
         || backed
+}
+
+/// Whether what comes before a word (`before`) leaves it opening the question or a clause.
+fn opens_clause(before: &str) -> bool {
+    before
+        .trim_end()
+        .chars()
+        .last()
+        .is_none_or(|c| matches!(c, ':' | ',' | ';' | '?' | '-' | '\u{2014}'))
 }
 
 /// Whether `question` asks how the vote went rather than why anyone dissented: its count,
@@ -677,7 +680,6 @@ pub fn asks_tally(question: &str) -> bool {
         &q,
         &[
             "vote count",
-            "vote tally",
             " tally",
             "how was the vote",
             "vote taken",

@@ -627,12 +627,12 @@ fn candidates(
                 _ => text,
             };
             let words = text.split_whitespace().count();
-            let mut offers = cue(asks, &text);
-            if voted_for && cues::lists_votes_for(&text.to_lowercase()) {
-                offers = 1.0;
-            }
             let lower = text.to_lowercase();
             let roll_call = cues::lists_votes_for(&lower);
+            let mut offers = cue(asks, &text);
+            if voted_for && roll_call {
+                offers = 1.0;
+            }
             if tally && cues::tells_tally(&lower) {
                 // Asked whether it was unanimous or how many backed it, the roll call says so
                 // only by leaving names out; the sentence that says it outright comes first.
@@ -657,7 +657,8 @@ fn candidates(
             } else {
                 LONGEST_WORDS
             };
-            // A list of names is no answer, unless it is the list of who voted against.
+            // A list of names is no answer, unless it is the list of who voted against, or
+            // (asked who voted for the action or how the vote went) of who voted for it.
             let listed = (is_name_list(&text)
                 && !(asks == Asks::Vote && (offers >= 1.0 || tally && roll_call)))
                 || is_heading(&text);
