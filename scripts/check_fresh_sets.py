@@ -181,6 +181,9 @@ SETS = [
     later_set(29, "twenty-ninth set", "fc-", kinds={**LATER_KINDS, "decision": 13},
               minutes=(36, 56), total=79),
     later_set(30, "thirtieth set", "fd-", minutes=(36, 56)),
+    # The thirty-first and thirty-second: the same brief and split of years.
+    later_set(31, "thirty-first set", "fe-", minutes=(36, 56)),
+    later_set(32, "thirty-second set", "ff-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
