@@ -22,9 +22,28 @@ fn statement() -> String {
         .to_string()
 }
 
+/// Minutes in the older style: the directive's vote, then the roll call of those voting for it
+/// as "Votes for this action: …".
+fn older_minutes() -> String {
+    "# Minutes of the Federal Open Market Committee, March 18, 2003\n\n\
+     Most members believed that the major uncertainties made it impossible to assign \
+     reasonable probabilities to alternative outcomes. At the conclusion of the discussion, \
+     the Committee voted to keep its target for the federal funds rate at 1-1/4 percent. \
+     Votes for this action: Messrs. Greenspan, McDonough, Bernanke, Ms. Bies, Messrs. \
+     Broaddus, Ferguson, Gramlich, Guynn, Kohn, Moskow, Olson, and Parry. Votes against this \
+     action: None.\n\n\
+     It was agreed that the next meeting of the Committee would be held on Tuesday, May 6, \
+     2003.\n"
+        .to_string()
+}
+
 async fn answer(question: &str, name: &str) -> String {
+    answer_over("2026-06-17_statement.md", &statement(), question, name).await
+}
+
+async fn answer_over(file: &str, text: &str, question: &str, name: &str) -> String {
     let corpus = common::scratch(&format!("vote-tally-corpus-{name}"));
-    std::fs::write(corpus.join("2026-06-17_statement.md"), statement()).unwrap();
+    std::fs::write(corpus.join(file), text).unwrap();
     let dir = common::scratch(&format!("vote-tally-index-{name}"));
     let retriever = common::retriever_over(&corpus, &dir, None);
     let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
@@ -62,4 +81,17 @@ async fn how_the_vote_was_taken_is_answered_by_the_roll_call_taken_by_notation()
     )
     .await;
     assert!(a.contains("(by notation)"), "{a}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_older_minutes_roll_call_answers_who_voted_for() {
+    let a = answer_over(
+        "2003-03-18_minutes.md",
+        &older_minutes(),
+        "Which policymakers backed the action at the March 2003 meeting?",
+        "older",
+    )
+    .await;
+    assert!(a.contains("Votes for this action"), "{a}");
+    assert!(a.contains("Gramlich") && a.contains("Parry"), "{a}");
 }

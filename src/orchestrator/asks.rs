@@ -645,18 +645,47 @@ pub fn asks_who_voted_for(question: &str) -> bool {
     // "Which members backed the action?" asks the same; "what were the members who backed the
     // cut trying to achieve?" asks their reason: "who" asks only where it opens the question
     // or a clause.
-    let backed = ["backed", "supported"].iter().any(|verb| {
-        ["which members", "which voters", "which officials"]
-            .iter()
-            .any(|w| q.contains(&format!("{w} {verb}")))
-            || q.match_indices(&format!("who {verb}"))
-                .any(|(i, _)| opens_clause(&q[..i]))
+    let words: Vec<&str> = q
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // "Which (FOMC) members / policymakers backed …": the people, then the verb, within the
+    // three words after "which".
+    let which_backed = words.iter().enumerate().any(|(i, w)| {
+        *w == "which"
+            && (i + 2..(i + 4).min(words.len()))
+                .any(|j| BACKING.contains(&words[j]) && BACKERS.contains(&words[j - 1]))
     });
-    ["voted for", "voted in favo", "voting for"]
-        .iter()
-        .any(|v| q.contains(v))
-        || backed
+    let who_backed = BACKING.iter().any(|verb| {
+        q.match_indices(&format!("who {verb}"))
+            .any(|(i, _)| opens_clause(&q[..i]))
+    });
+    [
+        "voted for",
+        "voted in favo",
+        "voting for",
+        "list the voters",
+        "name the voters",
+        "who were the voters",
+        "voters in favo",
+    ]
+    .iter()
+    .any(|v| q.contains(v))
+        || which_backed
+        || who_backed
 }
+
+/// Verbs that ask who backed an action, and the people a question may ask it of.
+const BACKING: [&str; 2] = ["backed", "supported"];
+const BACKERS: [&str; 7] = [
+    "members",
+    "voters",
+    "officials",
+    "policymakers",
+    "participants",
+    "governors",
+    "presidents",
+];
 
 /// Whether what comes before a word (`before`) leaves it opening the question or a clause.
 fn opens_clause(before: &str) -> bool {
@@ -1026,6 +1055,16 @@ mod tests {
             "Which members backed the policy action at the late-January 2026 meeting?"
         ));
         assert!(!asks_who_voted_for("Was the cut backed by every voter?"));
+        for q in [
+            "Which policymakers backed the monetary policy action announced on 7 November 2024?",
+            "which FOMC members supported the December 2018 decision",
+            "list the voters for the december 2018 fomc policy decision",
+        ] {
+            assert!(asks_who_voted_for(q), "{q}");
+        }
+        assert!(!asks_who_voted_for(
+            "Which view backed by several members did the minutes record?"
+        ));
         // Asked what those who backed it wanted, the question asks a reason.
         let why = "What were the members who backed the September 2019 rate cut trying to achieve?";
         assert!(!asks_who_voted_for(why) && !asks_tally(why));

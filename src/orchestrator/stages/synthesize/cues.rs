@@ -273,9 +273,19 @@ pub fn standing_watch(lower: &str) -> bool {
 /// Whether lower-case `s` lists those who voted for the action ("voting for the monetary policy
 /// action were jerome h. powell, chair; …").
 pub fn lists_votes_for(lower: &str) -> bool {
-    // "Voting (by notation) for the monetary policy action were …" is the same roll call.
+    // "Voting (by notation) for the monetary policy action were …", "Voting in favor of the
+    // policy announcement were …" and the older minutes' "Votes for this action: …" are the
+    // same roll call.
     let lower = lower.replacen(" (by notation)", "", 1);
-    lower.starts_with("voting for") || lower.starts_with("voted for")
+    [
+        "voting for",
+        "voted for",
+        "votes for",
+        "voting in favor of",
+        "voting in favour of",
+    ]
+    .iter()
+    .any(|opening| lower.starts_with(opening))
 }
 
 /// Whether lower-case `s` is the vote handing the directive to the New York Desk ("… voted to
@@ -655,6 +665,11 @@ mod tests {
     #[test]
     fn the_roll_call_of_those_voting_for_is_known() {
         assert!(lists_votes_for("voting for the monetary policy action were jerome h. powell, chair; john c. williams, vice chair."));
+        assert!(lists_votes_for("voting in favor of the policy announcement were: ben s. bernanke, chairman; timothy f. geithner, vice chairman."));
+        assert!(lists_votes_for(
+            "votes for this action: messrs. greenspan, broaddus, and ferguson."
+        ));
+        assert!(!lists_votes_for("votes against this action: mr. hoenig."));
         assert!(!lists_votes_for(
             "voting against this action was michelle w. bowman."
         ));
