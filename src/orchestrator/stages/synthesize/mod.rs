@@ -12,6 +12,7 @@ mod choose;
 mod contract;
 mod cues;
 mod learned;
+mod long_sentence;
 mod meeting;
 mod member;
 mod quarter;
@@ -612,11 +613,17 @@ fn candidates(
             // offering rate of 2.00 percent …") is too long to answer; the quotation's first
             // sentence, the directive itself, may answer instead.
             let s = if whole.split_whitespace().count() > LONGEST_WORDS {
-                quoted_tail(whole).unwrap_or(whole)
+                long_sentence::quoted_tail(whole).unwrap_or(whole)
             } else {
                 whole
             };
-            let text = clean_sentence(s);
+            // A resolution's terms in one long sentence ("Such operations shall: (i) mature no
+            // later than …; (ii) be subject to an overall size limit of …; …") answer by their
+            // first clauses, the rest marked as left out (the mark counts as a word).
+            let text = match long_sentence::enumeration_head(s, LONGEST_WORDS - 1) {
+                Some(head) => format!("{}; {}.", clean_sentence(head), long_sentence::LEFT_OUT),
+                None => clean_sentence(s),
+            };
             // The vote that introduces what was adopted ("… approved the following statement
             // for release by a 12 – 0 vote:") says how the vote went: asked that, it answers
             // as a sentence of its own.
@@ -683,24 +690,6 @@ fn candidates(
 
 /// The longest sentence, in words, that answers (but see the vote's exception).
 const LONGEST_WORDS: usize = 120;
-
-/// What `sentence` quotes after a colon (`…: "Effective November 9, …`), without the opening
-/// quotation mark (nor the closing one, when the quotation ends with it), when that is a whole
-/// sentence; `None` otherwise.
-fn quoted_tail(sentence: &str) -> Option<&str> {
-    let at = [": \"", ": \u{201C}"]
-        .iter()
-        .filter_map(|m| sentence.find(m).map(|i| i + m.len()))
-        .min()?;
-    let tail = sentence.get(at..)?.trim();
-    let marks = tail.matches(['"', '\u{201C}', '\u{201D}']).count();
-    let tail = if marks % 2 == 1 {
-        tail.strip_suffix(['"', '\u{201D}']).unwrap_or(tail)
-    } else {
-        tail
-    };
-    is_whole_sentence(tail).then_some(tail)
-}
 
 /// The candidates' vectors and the model that made them, each sentence embedded with what its
 /// acronyms stand for ("the SRF" → "standing repurchase agreement facility"); `None` without a
@@ -929,17 +918,6 @@ fn is_name_list(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_long_vote_sentence_offers_the_directive_it_quotes() {
-        let vote = "At the conclusion of the discussion, the Committee voted to authorize and direct the Desk to execute transactions in accordance with the following domestic policy directive: \"Effective November 9, 2018, the Committee directs the Desk to undertake operations at an offering rate of 2.00 percent.\"";
-        assert_eq!(
-            quoted_tail(vote),
-            Some("Effective November 9, 2018, the Committee directs the Desk to undertake operations at an offering rate of 2.00 percent.")
-        );
-        assert_eq!(quoted_tail("The Committee said: \"we will act"), None);
-        assert_eq!(quoted_tail("No quotation here."), None);
-    }
 
     #[test]
     fn asked_for_a_description_the_rate_decision_offers_nothing() {

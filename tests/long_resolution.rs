@@ -1,0 +1,64 @@
+//! A resolution that sets out its terms as numbered clauses in one sentence too long to answer
+//! whole still answers a question about one of its terms, by its first clauses with the rest
+//! marked as left out: built on generated minutes, with the real index.
+
+mod common;
+
+use fathom::orchestrator::driver::Driver;
+use fathom::orchestrator::text::text_problems;
+use std::sync::Arc;
+
+/// Minutes with one resolution whose terms run to well over 120 words in one sentence.
+fn minutes() -> String {
+    let mut terms = String::from(
+        "Such operations shall: (i) mature no later than March 12, 2026; (ii) be subject to an \
+         overall size limit of $250 billion outstanding at any one time; (iii) be subject to a \
+         maximum bid rate of five basis points above the offering rate in effect on the day of \
+         the operation; and (iv) be awarded to all submitters",
+    );
+    // The award rule that makes the sentence too long to quote whole.
+    for k in 1..=12 {
+        terms.push_str(&format!(
+            ", or at the stop-out rate determined by evaluating bids in ascending order in round {k}"
+        ));
+    }
+    terms.push('.');
+    format!(
+        "# Minutes of the Federal Open Market Committee, January 28, 2026\n\n\
+         Participants discussed the testing of term reverse repurchase operations over the \
+         quarter-end. By unanimous vote, the Committee approved the following resolution on term \
+         operations: The Committee authorizes the Desk to conduct a series of term operations. \
+         {terms}\n\n\
+         It was agreed that the next meeting of the Committee would be held on March 17, 2026.\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_term_of_a_long_resolution_is_answered_by_its_first_clauses() {
+    let corpus = common::scratch("long-resolution-corpus");
+    let text = minutes();
+    assert!(
+        text.split_whitespace().count() > 150,
+        "the sentence must be too long"
+    );
+    std::fs::write(corpus.join("2026-01-28_minutes.md"), text).unwrap();
+    let dir = common::scratch("long-resolution-index");
+    let retriever = common::retriever_over(&corpus, &dir, None);
+    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
+    let (r, _) = common::ask_of(
+        &driver,
+        "What overall size limit applied to the term operations authorised in January 2026?",
+        vec![],
+        vec![],
+    )
+    .await;
+    let a = r.answer;
+    assert!(a.contains("$250 billion"), "{a}");
+    // The clauses left out are marked as such, and the answer is still clean prose.
+    assert!(a.contains("[\u{2026}]") && !a.contains("round 12"), "{a}");
+    assert!(
+        text_problems(&a).is_empty(),
+        "{:?} in {a}",
+        text_problems(&a)
+    );
+}
