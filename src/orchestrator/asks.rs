@@ -675,16 +675,16 @@ pub fn asks_who_voted_for(question: &str) -> bool {
         || who_backed
 }
 
-/// Verbs that ask who backed an action, and the people a question may ask it of.
+/// Verbs that ask who backed an action.
 const BACKING: [&str; 2] = ["backed", "supported"];
-const BACKERS: [&str; 7] = [
+/// Who a question may ask backed an action. Not participants or presidents: most of them do not
+/// vote, and "which participants supported a bigger cut?" asks a view, not the roll call.
+const BACKERS: [&str; 5] = [
     "members",
     "voters",
     "officials",
     "policymakers",
-    "participants",
     "governors",
-    "presidents",
 ];
 
 /// Whether what comes before a word (`before`) leaves it opening the question or a clause.
@@ -1064,6 +1064,9 @@ mod tests {
         }
         assert!(!asks_who_voted_for(
             "Which view backed by several members did the minutes record?"
+        ));
+        assert!(!asks_who_voted_for(
+            "Which participants supported a 50 basis point cut in July 2019?"
         ));
         // Asked what those who backed it wanted, the question asks a reason.
         let why = "What were the members who backed the September 2019 rate cut trying to achieve?";
