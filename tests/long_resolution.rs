@@ -8,8 +8,9 @@ use fathom::orchestrator::driver::Driver;
 use fathom::orchestrator::text::text_problems;
 use std::sync::Arc;
 
-/// Minutes with one resolution whose terms run to well over 120 words in one sentence.
-fn minutes() -> String {
+/// A resolution's terms: numbered clauses, then an award rule that runs the one sentence to
+/// well over 120 words.
+fn terms() -> String {
     let mut terms = String::from(
         "Such operations shall: (i) mature no later than March 12, 2026; (ii) be subject to an \
          overall size limit of $250 billion outstanding at any one time; (iii) be subject to a \
@@ -23,6 +24,12 @@ fn minutes() -> String {
         ));
     }
     terms.push('.');
+    terms
+}
+
+/// Minutes with one resolution, whose terms are [`terms`].
+fn minutes() -> String {
+    let terms = terms();
     format!(
         "# Minutes of the Federal Open Market Committee, January 28, 2026\n\n\
          Participants discussed the testing of term reverse repurchase operations over the \
@@ -36,12 +43,12 @@ fn minutes() -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_term_of_a_long_resolution_is_answered_by_its_first_clauses() {
     let corpus = common::scratch("long-resolution-corpus");
-    let text = minutes();
+    // The one sentence of terms, not just the document, is too long to answer whole.
     assert!(
-        text.split_whitespace().count() > 150,
+        terms().split_whitespace().count() > 120,
         "the sentence must be too long"
     );
-    std::fs::write(corpus.join("2026-01-28_minutes.md"), text).unwrap();
+    std::fs::write(corpus.join("2026-01-28_minutes.md"), minutes()).unwrap();
     let dir = common::scratch("long-resolution-index");
     let retriever = common::retriever_over(&corpus, &dir, None);
     let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();

@@ -645,10 +645,7 @@ pub fn asks_who_voted_for(question: &str) -> bool {
     // "Which members backed the action?" asks the same; "what were the members who backed the
     // cut trying to achieve?" asks their reason: "who" asks only where it opens the question
     // or a clause.
-    let words: Vec<&str> = q
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = crate::query::question_words(&q);
     // "Which (FOMC) members / policymakers backed …": the people, then the verb, within the
     // three words after "which".
     let which_backed = words.iter().enumerate().any(|(i, w)| {
@@ -697,9 +694,10 @@ fn opens_clause(before: &str) -> bool {
 }
 
 /// Whether `question` asks how the vote went rather than why anyone dissented: its count,
-/// whether it was unanimous, how it was taken, who backed the action ("what was the vote
+/// whether it was unanimous or backed by every voter, how it was taken ("what was the vote
 /// count?", "was the cut backed by every voter?", "how was the vote taken?", "did any member
-/// dissent?"). The vote's own sentence or its roll call answers.
+/// dissent?"). The vote's own sentence or its roll call answers; who backed it is
+/// [`asks_who_voted_for`].
 pub fn asks_tally(question: &str) -> bool {
     let q = format!(
         " {} ",

@@ -270,7 +270,7 @@ pub fn standing_watch(lower: &str) -> bool {
     )
 }
 
-/// Whether lower-case `s` lists those who voted for the action ("voting for the monetary policy
+/// Whether lower-case `lower` lists those who voted for the action ("voting for the monetary policy
 /// action were jerome h. powell, chair; …").
 pub fn lists_votes_for(lower: &str) -> bool {
     // "Voting (by notation) for the monetary policy action were …", "Voting in favor of the
@@ -288,13 +288,13 @@ pub fn lists_votes_for(lower: &str) -> bool {
     .any(|opening| lower.starts_with(opening))
 }
 
-/// Whether lower-case `s` is the vote handing the directive to the New York Desk ("… voted to
+/// Whether lower-case `lower` is the vote handing the directive to the New York Desk ("… voted to
 /// authorize and direct the Federal Reserve Bank of New York …").
 pub fn hands_directive(lower: &str) -> bool {
     lower.contains("authorize and direct the federal reserve bank of new york")
 }
 
-/// Whether lower-case `s` says how a vote went: unanimously, by notation, by a count ("by a
+/// Whether lower-case `lower` says how a vote went: unanimously, by notation, by a count ("by a
 /// 12 – 0 vote"), all but some members, or the roll call of those voting for.
 pub fn tells_tally(lower: &str) -> bool {
     lists_votes_for(lower)
