@@ -184,6 +184,9 @@ SETS = [
     # The thirty-first and thirty-second: the same brief and split of years.
     later_set(31, "thirty-first set", "fe-", minutes=(36, 56)),
     later_set(32, "thirty-second set", "ff-", minutes=(36, 56)),
+    # The thirty-third and thirty-fourth: the same brief and split of years.
+    later_set(33, "thirty-third set", "fg-", minutes=(36, 56)),
+    later_set(34, "thirty-fourth set", "fh-", minutes=(36, 56)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
