@@ -342,6 +342,29 @@ pub fn sets_next_meeting(lower: &str) -> bool {
     lower.contains("next meeting") && any(lower, &["be held", "scheduled"])
 }
 
+/// Whether lower-case `s` tells of the members weighing the policy action ("most members
+/// judged it appropriate …", "all of the members favored raising …"): in the minutes the voters'
+/// judgement is where a decision's reasons are given, the participants' views being the wider
+/// outlook discussion.
+pub fn members_weigh(lower: &str) -> bool {
+    lower.contains("members")
+        && any(
+            lower,
+            &[
+                "agreed",
+                "judged",
+                "concluded",
+                "considered",
+                "favored",
+                "favoured",
+                "believed",
+                "thought",
+                "noted",
+                "saw ",
+            ],
+        )
+}
+
 /// Whether the sentence gives waiting for more information as the course taken: the usual
 /// reason for not acting yet ("decided … to wait for some further evidence").
 pub fn waits(lower: &str) -> bool {
@@ -627,6 +650,23 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 mod tests {
     use super::*;
     use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
+
+    #[test]
+    fn the_members_weighing_the_action_is_told() {
+        for s in [
+            "though the economic recovery was continuing, members considered progress as having been disappointingly slow.",
+            "in the committee's discussion of policy, all of the members favored raising the target.",
+        ] {
+            assert!(members_weigh(s), "{s}");
+        }
+        // Participants' views and the members' attendance weigh nothing.
+        for s in [
+            "participants judged that the recovery was continuing.",
+            "the members of the committee voted to elect the chair.",
+        ] {
+            assert!(!members_weigh(s), "{s}");
+        }
+    }
 
     #[test]
     fn how_a_vote_went_is_told() {

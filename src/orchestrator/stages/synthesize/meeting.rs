@@ -198,6 +198,32 @@ pub fn next_meeting_passage(
         })
 }
 
+/// Passages of the meeting on `date` in which the members weigh the policy action, not among
+/// `hits`, best first for `question`, at most `k`: asked why a meeting did what it did, the
+/// minutes give the voters' reasons there ("members considered progress … as having been
+/// disappointingly slow"), and the staff's and participants' accounts, or the statement's
+/// wording of the action, often rank above it.
+pub fn deliberation_passages(
+    retriever: &dyn crate::index::Retriever,
+    question: &str,
+    hits: &[Hit],
+    date: Date,
+    k: usize,
+) -> Vec<Hit> {
+    let weighs = |h: &Hit| {
+        retriever.passage(&h.chunk_id).is_some_and(|p| {
+            crate::orchestrator::text::sentences(&p.text)
+                .iter()
+                .any(|s| super::cues::members_weigh(&s.to_lowercase()))
+        })
+    };
+    more_of_meeting(retriever, question, None, date, MEETING_POOL)
+        .into_iter()
+        .filter(|h| !hits.iter().any(|x| x.chunk_id == h.chunk_id) && weighs(h))
+        .take(k)
+        .collect()
+}
+
 /// How the minutes word the next meeting's date.
 const NEXT_MEETING_QUERY: &str =
     "It was agreed that the next meeting of the Committee would be held on";

@@ -36,7 +36,8 @@ use choose::{
 };
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{
-    answer_hits, dissenters_passages, more_of_meeting, next_meeting_passage, with_candidates,
+    answer_hits, deliberation_passages, dissenters_passages, more_of_meeting, next_meeting_passage,
+    with_candidates,
 };
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
@@ -72,6 +73,8 @@ const REASON_EXTRA_SENTENCES: usize = 2;
 const MEETING_PASSAGES: usize = 10;
 /// Passages naming a dissenter read beyond those, asked what the dissenter thought.
 const DISSENTERS_PASSAGES: usize = 2;
+/// Passages where the members weigh the action read beyond those, asked why.
+const DELIBERATION_PASSAGES: usize = 2;
 
 struct Candidate {
     text: String,
@@ -176,6 +179,18 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             &hits,
             date,
             DISSENTERS_PASSAGES,
+        );
+        hits.extend(more);
+    }
+    // Asked why one meeting did what it did, the passages where its members weigh the action
+    // are read even when they did not rank.
+    if let Some(date) = meeting.filter(|_| asks == Asks::Reason) {
+        let more = deliberation_passages(
+            retriever.as_ref(),
+            &question,
+            &hits,
+            date,
+            DELIBERATION_PASSAGES,
         );
         hits.extend(more);
     }
