@@ -79,7 +79,15 @@ pub fn leans_on_previous(sentence: &str, asks: Asks) -> bool {
     let starts = |openers: &[&str]| openers.iter().any(|o| rest.starts_with(o));
     // Asked why, "Moreover, …" gives a further reason: the first is the sentence before.
     let further = s.len() != rest.len() && FURTHER.iter().any(|o| s.starts_with(o));
-    starts(PERSONAL) || (asks == Asks::Reason && (starts(CONCLUDING) || further))
+    starts(PERSONAL)
+        || (asks == Asks::Reason && (starts(CONCLUDING) || further || names_its_result(s)))
+}
+
+/// Whether `sentence` speaks of "the resulting …" of what the sentence before told ("Most
+/// members thought that the resulting tightening of financial conditions would be
+/// inappropriate"): asked why, what it results from is that sentence.
+fn names_its_result(sentence: &str) -> bool {
+    sentence.contains("the resulting ") || sentence.starts_with("The resulting ")
 }
 
 /// Whether `sentence`, just after a chosen one in its document, belongs with it in an answer
@@ -159,14 +167,23 @@ fn speaks_of_one_person(sentence: &str) -> bool {
 /// decision"): a dissent of the policy discussion, whose grounds follow ("These members noted
 /// …", "In this participant's view, …").
 pub fn is_unnamed_preference(sentence: &str) -> bool {
+    // "However, a couple of members preferred …" is as much a minority's preference.
+    let s = CONTRASTING
+        .iter()
+        .find_map(|c| sentence.strip_prefix(c))
+        .unwrap_or(sentence);
     let counted = [
         "One member ",
         "Two members ",
         "Three members ",
         "Four members ",
+        "A couple of members ",
+        "a couple of members ",
+        "A few members ",
+        "a few members ",
     ]
     .iter()
-    .any(|o| sentence.starts_with(o));
+    .any(|o| s.starts_with(o));
     counted && (sentence.contains(" preferred") || is_dissent(sentence))
 }
 
@@ -464,6 +481,16 @@ mod tests {
         assert!(!is_unnamed_preference(
             "Two members said that conditions could justify stronger action."
         ));
+        // A minority counted in words, after a turn against the majority, is as unnamed.
+        let couple = "However, a couple of members preferred to keep the quantitative thresholds.";
+        assert!(is_unnamed_preference(couple));
+        assert!(continues_dissent(
+            "One of these members argued that the thresholds had served the Committee well.",
+            couple
+        ));
+        assert!(!is_unnamed_preference(
+            "However, a couple of participants preferred to keep the thresholds."
+        ));
         assert!(continues_dissent(
             "In explaining their policy views, those members noted that the data had been positive.",
             unnamed
@@ -530,6 +557,17 @@ mod tests {
         ));
         assert!(!leans_on_previous(
             "Theirs was a minority view.",
+            Asks::Reason
+        ));
+    }
+
+    #[test]
+    fn the_result_of_what_was_said_before_leans_on_it_when_the_question_asks_why() {
+        let s = "Most members thought that the resulting tightening of financial conditions would be inappropriate.";
+        assert!(leans_on_previous(s, Asks::Reason));
+        assert!(!leans_on_previous(s, Asks::Description));
+        assert!(!leans_on_previous(
+            "Most members thought that a tightening of financial conditions would be inappropriate.",
             Asks::Reason
         ));
     }
