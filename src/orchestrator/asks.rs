@@ -919,6 +919,56 @@ pub const WORDING: &[&str] = &[
     "\u{201c}",
 ];
 
+/// Whether a question asks about what was expected to come ("how did the FOMC describe the
+/// outlook?", "what did it anticipate for growth?"), not how things stood.
+pub fn asks_outlook(question: &str) -> bool {
+    let q = question.to_lowercase();
+    any(
+        &q,
+        &[
+            "outlook",
+            "expect",
+            "anticipat",
+            "project",
+            "forecast",
+            "future",
+            "ahead",
+            "coming",
+            " will ",
+            " would ",
+        ],
+    )
+}
+
+/// Whether a question asks about the Committee's own goal, objective, stance or policy ("how
+/// did the FOMC characterise its inflation goal?"), not about the economy.
+pub fn asks_own_policy(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    any(
+        &q,
+        &[
+            " goal",
+            " objective",
+            " stance",
+            " policy",
+            " policies",
+            " approach",
+        ],
+    )
+}
+
+/// The month a question asks about a period of, lower-case ("principal payments received
+/// during September" gives "september"): what was to happen in that month, not from the next.
+pub fn during_month(question: &str) -> Option<String> {
+    let q = question.to_lowercase();
+    let words: Vec<&str> = q.split_whitespace().collect();
+    words.windows(2).find_map(|w| {
+        let word = w[1].trim_end_matches(|c: char| !c.is_alphanumeric());
+        let month = crate::calendar::month_from_name(word).and_then(crate::calendar::month_name);
+        month.filter(|_| w[0] == "during").map(str::to_lowercase)
+    })
+}
+
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not
 /// raising rates", "why not yet").
 pub fn asks_why_not(question: &str) -> bool {
@@ -945,6 +995,39 @@ pub fn asks_why_not(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_description_of_conditions_is_told_from_one_of_the_outlook_or_the_committees_own() {
+        let now = "march 2022 fomc statement - how was the labor market described?";
+        assert!(!asks_outlook(now) && !asks_own_policy(now));
+        assert!(asks_outlook(
+            "How did the FOMC describe the outlook for growth in May 2026?"
+        ));
+        assert!(asks_own_policy(
+            "How did the FOMC characterise its inflation goal in March 2017?"
+        ));
+    }
+
+    #[test]
+    fn the_month_a_question_asks_a_period_of() {
+        assert_eq!(
+            during_month(
+                "Above what amounts were payments received during September to be rolled over?"
+            )
+            .as_deref(),
+            Some("september")
+        );
+        assert_eq!(
+            during_month("what was reinvested during sept. 2018?").as_deref(),
+            Some("september")
+        );
+        // A month named only as the meeting's is no period asked about.
+        assert_eq!(
+            during_month("What did the FOMC decide in September 2018?"),
+            None
+        );
+        assert_eq!(during_month("What happened during the meeting?"), None);
+    }
 
     #[test]
     fn a_question_can_ask_when_the_next_meeting_was() {

@@ -254,6 +254,34 @@ pub fn conditions_policy(lower: &str) -> bool {
     any(lower, &["will depend on", "may be needed"])
 }
 
+/// Whether lower-case `lower` says what the Committee seeks, expects or will do, not how things
+/// stand ("with appropriate firming …, the committee expects inflation to return to its 2
+/// percent objective and the labor market to remain strong", "the committee seeks to achieve
+/// maximum employment …", the standing watch): asked how conditions were described, it holds
+/// the question's words without describing them.
+pub fn looks_ahead(lower: &str) -> bool {
+    standing_watch(lower)
+        || any(
+            lower,
+            &[
+                "the committee expects",
+                "the committee seeks",
+                "the committee anticipates",
+                "the committee will ",
+                "the committee is strongly committed",
+                "the committee remains strongly committed",
+                "assessment will take into account",
+                "assessments will take into account",
+            ],
+        )
+}
+
+/// Whether lower-case `lower` says how something stands now ("the inflation outlook remains
+/// highly uncertain", "inflation has been high").
+pub fn tells_how_it_stands(lower: &str) -> bool {
+    any(lower, &[" remains ", " has been ", " have been "])
+}
+
 /// Whether lower-case `s` is the statement's standing watch over what comes ("the Committee will
 /// continue to monitor the implications of incoming information …", "the Committee's
 /// assessments will take into account a wide range of information …", "would be prepared to
@@ -340,6 +368,19 @@ pub fn removes_wording(lower: &str) -> bool {
 /// meeting of the Committee would be held on Tuesday, October 28, 2008.").
 pub fn sets_next_meeting(lower: &str) -> bool {
     lower.contains("next meeting") && any(lower, &["be held", "scheduled"])
+}
+
+/// Whether lower-case `lower` names a month other than lower-case `month` ("effective in
+/// october"). "May" is left out: as a word it is mostly the verb.
+pub fn names_another_month(lower: &str, month: &str) -> bool {
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| *w != month && *w != "may")
+        .any(|w| {
+            crate::calendar::MONTH_NAMES
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case(w))
+        })
 }
 
 /// Whether lower-case `s` tells of the members weighing the policy action ("most members
@@ -650,6 +691,28 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 mod tests {
     use super::*;
     use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
+
+    #[test]
+    fn what_the_committee_expects_is_told_from_how_things_stand() {
+        let expects = "with appropriate firming in the stance of monetary policy, the committee expects inflation to return to its 2 percent objective and the labor market to remain strong.";
+        assert!(looks_ahead(expects) && !tells_how_it_stands(expects));
+        let both = "the committee expects inflation to moderate later this year, but the inflation outlook remains highly uncertain.";
+        assert!(looks_ahead(both) && tells_how_it_stands(both));
+        let now = "job gains have been strong in recent months, and the unemployment rate has declined substantially.";
+        assert!(!looks_ahead(now) && tells_how_it_stands(now));
+    }
+
+    #[test]
+    fn another_month_is_told_from_the_one_asked_about() {
+        let october = "effective in october, the committee directs the desk to roll over …";
+        assert!(names_another_month(october, "september"));
+        assert!(!names_another_month(october, "october"));
+        // "May" as a word is mostly the verb.
+        assert!(!names_another_month(
+            "the committee may adjust the pace during september.",
+            "september"
+        ));
+    }
 
     #[test]
     fn the_members_weighing_the_action_is_told() {

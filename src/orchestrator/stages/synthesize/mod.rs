@@ -291,6 +291,16 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if next_meeting {
         order.sort_by_key(|&i| !cues::sets_next_meeting(&cands[i].text.to_lowercase()));
     }
+    // Asked what was to happen during one month ("principal payments received during
+    // September"), a sentence naming another month and not that one's period ("Effective in
+    // October, the Committee directs …", the period after it) answers only after the others.
+    if let Some(month) = asks::during_month(&question) {
+        let during = format!("during {month}");
+        order.sort_by_key(|&i| {
+            let lower = cands[i].text.to_lowercase();
+            !lower.contains(&during) && cues::names_another_month(&lower, &month)
+        });
+    }
     // One meeting answers: the date of the best sentence (its statement and minutes alike).
     if !several {
         if let Some(date) = order.first().map(|&i| hits[cands[i].hit].date) {
@@ -323,6 +333,22 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if asks == Asks::Description && !what_next {
         leave_out(&mut order, |i| {
             cues::conditions_policy(&cands[i].text.to_lowercase())
+        });
+    }
+    // Asked how conditions were described ("how was the labor market described?"), a sentence
+    // of what the Committee seeks, expects or will do holds the question's words without
+    // describing anything: unless it also says how something stands ("… but the inflation
+    // outlook remains highly uncertain"), it answers only after every sentence that does. Not
+    // so when the question asks about the outlook, or about the Committee's own goal or
+    // policy, which such a sentence describes.
+    if asks == Asks::Description
+        && !what_next
+        && !asks::asks_outlook(&question)
+        && !asks::asks_own_policy(&question)
+    {
+        order.sort_by_key(|&i| {
+            let lower = cands[i].text.to_lowercase();
+            cues::looks_ahead(&lower) && !cues::tells_how_it_stands(&lower)
         });
     }
     // Asked why (or anything of no kind), the statement's standing watch over what comes ("…
