@@ -41,3 +41,68 @@ async fn how_conditions_were_described_is_answered_by_the_sentence_describing_th
     let a = r.answer;
     assert!(a.starts_with("Job gains have been strong"), "{a}");
 }
+
+/// A statement whose characterisation of inflation is three words long.
+fn short_statement() -> String {
+    String::from(
+        "# FOMC statement, November 4, 2026\n\n\
+         Recent indicators suggest that economic activity expanded at a solid pace. Inflation \
+         remains elevated.\n\n\
+         The Committee remains highly attentive to inflation risks. In determining the extent \
+         of additional policy firming, the Committee will take into account inflation and the \
+         inflation outlook.\n",
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_word_characterisation_answers() {
+    let corpus = common::scratch("description-short-corpus");
+    std::fs::write(corpus.join("2026-11-04_statement.md"), short_statement()).unwrap();
+    let dir = common::scratch("description-short-index");
+    let retriever = common::retriever_over(&corpus, &dir, None);
+    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
+    let (r, _) = common::ask_of(
+        &driver,
+        "How did the Committee characterize inflation in its statement of November 4, 2026?",
+        vec![],
+        vec![],
+    )
+    .await;
+    let a = r.answer;
+    assert!(a.contains("Inflation remains elevated"), "{a}");
+}
+
+/// A statement that speaks of household spending and business investment in several sentences
+/// and of housing in one.
+fn several_statement() -> String {
+    String::from(
+        "# FOMC statement, October 21, 2026\n\n\
+         Household spending has advanced a bit more quickly, but growth in business fixed \
+         investment has slowed. Household spending and business fixed investment are supported \
+         by solid income growth. The housing sector has shown some further signs of \
+         improvement.\n\n\
+         The Committee expects household spending and business investment to grow at a \
+         moderate pace. Business investment and household spending remain sensitive to \
+         financial conditions.\n",
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_of_several_things_asked_about_is_described() {
+    let corpus = common::scratch("description-several-corpus");
+    std::fs::write(corpus.join("2026-10-21_statement.md"), several_statement()).unwrap();
+    let dir = common::scratch("description-several-index");
+    let retriever = common::retriever_over(&corpus, &dir, None);
+    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
+    let (r, _) = common::ask_of(
+        &driver,
+        "How did the October 2026 statement characterise household spending, business \
+         investment and housing?",
+        vec![],
+        vec![],
+    )
+    .await;
+    let a = r.answer;
+    assert!(a.contains("housing sector"), "{a}");
+    assert!(a.contains("Household spending has advanced"), "{a}");
+}

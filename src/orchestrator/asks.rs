@@ -919,6 +919,37 @@ pub const WORDING: &[&str] = &[
     "\u{201c}",
 ];
 
+/// Whether a question names several things at once ("household spending, business investment
+/// and housing", "the pace of growth and the stance of fiscal policy"). An "and" that opens a
+/// second question ("how did Hoenig see the risks, and what did he favour?") joins no things.
+pub fn names_several(question: &str) -> bool {
+    let q = question.to_lowercase();
+    let words: Vec<&str> = q.split_whitespace().collect();
+    let joins_things = words.windows(2).any(|w| {
+        w[0] == "and"
+            && !matches!(
+                w[1],
+                "what"
+                    | "how"
+                    | "why"
+                    | "who"
+                    | "when"
+                    | "which"
+                    | "where"
+                    | "did"
+                    | "does"
+                    | "do"
+                    | "was"
+                    | "were"
+                    | "is"
+                    | "are"
+                    | "had"
+                    | "has"
+            )
+    });
+    joins_things
+}
+
 /// Whether a question asks about what was expected to come ("how did the FOMC describe the
 /// outlook?", "what did it anticipate for growth?"), not how things stood.
 pub fn asks_outlook(question: &str) -> bool {
@@ -995,6 +1026,26 @@ pub fn asks_why_not(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_naming_several_things_is_told_from_one_asking_two_questions() {
+        assert!(names_several(
+            "How did the October 2012 statement characterise household spending, business investment and housing?"
+        ));
+        assert!(names_several(
+            "How did the FOMC describe the pace of growth and the stance of fiscal policy?"
+        ));
+        assert!(!names_several(
+            "How did Hoenig see the risks, and what approach did he favour instead of a cut?"
+        ));
+        assert!(!names_several(
+            "How was the labor market described in March 2022?"
+        ));
+        // Commas alone (a date's, a clause's) name no several things.
+        assert!(!names_several(
+            "According to the minutes of the October 30-31, 2007 meeting, how did Hoenig see the risks, and what did he favour?"
+        ));
+    }
 
     #[test]
     fn a_description_of_conditions_is_told_from_one_of_the_outlook_or_the_committees_own() {

@@ -276,6 +276,35 @@ pub fn looks_ahead(lower: &str) -> bool {
         )
 }
 
+/// Whether three-word `sentence` states something ("Inflation remains elevated.", "Employment
+/// was improving."): its second word is a verb of how things stand or moved. The statements'
+/// shortest sentences are their characterisations; other three-word pieces ("Treasury
+/// securities market.", "Louis as alternate.") are fragments of a list or a heading.
+pub fn states_briefly(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    words.len() == 3
+        && matches!(
+            words[1],
+            "is" | "was"
+                | "are"
+                | "were"
+                | "remains"
+                | "remained"
+                | "has"
+                | "have"
+                | "rose"
+                | "fell"
+                | "eased"
+                | "increased"
+                | "declined"
+                | "moderated"
+                | "slowed"
+                | "improved"
+                | "strengthened"
+                | "weakened"
+        )
+}
+
 /// Whether lower-case `lower` says how something stands now ("the inflation outlook remains
 /// highly uncertain", "inflation has been high").
 pub fn tells_how_it_stands(lower: &str) -> bool {
@@ -700,6 +729,15 @@ mod tests {
         assert!(looks_ahead(both) && tells_how_it_stands(both));
         let now = "job gains have been strong in recent months, and the unemployment rate has declined substantially.";
         assert!(!looks_ahead(now) && tells_how_it_stands(now));
+    }
+
+    #[test]
+    fn a_three_word_sentence_states_something_or_is_a_fragment() {
+        assert!(states_briefly("Inflation remains elevated."));
+        assert!(states_briefly("Employment was improving."));
+        assert!(!states_briefly("Treasury securities market."));
+        assert!(!states_briefly("Louis as alternate."));
+        assert!(!states_briefly("Inflation remains elevated in housing."));
     }
 
     #[test]

@@ -407,6 +407,25 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             gives_detail,
         );
     }
+    // Asked to describe several things at once ("household spending, business investment and
+    // housing"), a thing no chosen sentence speaks of is given by the best sentence that does:
+    // of those things, the one fewest sentences speak of ("fiscal", not the "stance" every
+    // statement names).
+    if asks == Asks::Description && asks::names_several(&question) {
+        let asked = retriever.analyze(&signals::described_things(&question));
+        let terms: Vec<Vec<String>> = cands.iter().map(|c| retriever.analyze(&c.text)).collect();
+        let said = |t: &String| chosen.iter().any(|(i, _)| terms[*i].contains(t));
+        let holders = |t: &String| order.iter().filter(|&&i| terms[i].contains(t)).count();
+        let rarest = asked
+            .iter()
+            .filter(|t| !said(t) && holders(t) > 0)
+            .min_by_key(|t| holders(t))
+            .cloned();
+        if let Some(t) = rarest {
+            let speaks = |i: usize| terms[i].contains(&t);
+            join_best(&mut chosen, &order, max_sentences, |_| false, speaks);
+        }
+    }
     // A question naming one dissenter gets the dissent that names them and the best sentence
     // of their own view ("In Mr. Kashkari's view, …"), each unless the answer holds one
     // already; the minutes give that view after the joint dissent and the roll call, which
@@ -710,7 +729,8 @@ fn candidates(
             let listed = (is_name_list(&text)
                 && !(asks == Asks::Vote && (offers >= 1.0 || tally && roll_call)))
                 || is_heading(&text);
-            if (4..=longest).contains(&words) && is_whole_sentence(&text) && !listed {
+            let long_enough = words >= 4 || (words == 3 && cues::states_briefly(&text));
+            if long_enough && words <= longest && is_whole_sentence(&text) && !listed {
                 cands.push(Candidate {
                     cue: offers,
                     expansions: acronyms::expansions(&text, &defs),

@@ -435,6 +435,63 @@ const FRAMING: &[&str] = &[
     "per",
 ];
 
+/// The things a description question asks about: its topic words ([`topic_words`]) without
+/// the words that ask for a description ("describe", "characterise", "view" …), who gave it,
+/// months and figures. "How did the statement characterise household spending, business
+/// investment and housing in October 2012?" gives "household spending business investment
+/// housing".
+pub fn described_things(question: &str) -> String {
+    topic_words(question)
+        .split_whitespace()
+        .filter(|w| {
+            !DESCRIBING.contains(w)
+                && crate::calendar::month_from_name(w).is_none()
+                && !w.chars().any(|c| c.is_ascii_digit())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Words that ask for a description, or say whose it was.
+const DESCRIBING: &[&str] = &[
+    "describe",
+    "described",
+    "describing",
+    "description",
+    "characterise",
+    "characterised",
+    "characterize",
+    "characterized",
+    "characterisation",
+    "characterization",
+    "portray",
+    "portrayed",
+    "view",
+    "viewed",
+    "see",
+    "saw",
+    "read",
+    "assess",
+    "assessed",
+    "the",
+    "a",
+    "an",
+    "and",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "with",
+    "its",
+    "participants",
+    "members",
+    "officials",
+    "policymakers",
+    "staff",
+];
+
 /// `text` without the names of the institution that speaks in every document ("the FOMC",
 /// "the Federal Open Market Committee", "the Fed", "the Committee") and without the words
 /// that frame a question ([`FRAMING`]).
@@ -534,6 +591,18 @@ pub fn is_procedural(sentence: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_things_a_description_asks_about() {
+        assert_eq!(
+            described_things("How did the October 2012 FOMC statement characterise household spending, business investment and housing?"),
+            "household spending business investment housing"
+        );
+        assert_eq!(
+            described_things("How did the FOMC describe the pace of growth and the stance of fiscal policy in its statement of March 20, 2013?"),
+            "pace growth stance fiscal policy"
+        );
+    }
     use crate::orchestrator::stages::synthesize::Candidate;
 
     #[test]
