@@ -925,7 +925,7 @@ pub const WORDING: &[&str] = &[
 pub fn names_several(question: &str) -> bool {
     let q = question.to_lowercase();
     let words: Vec<&str> = q.split_whitespace().collect();
-    let joins_things = words.windows(2).any(|w| {
+    words.windows(2).any(|w| {
         w[0] == "and"
             && !matches!(
                 w[1],
@@ -946,8 +946,7 @@ pub fn names_several(question: &str) -> bool {
                     | "had"
                     | "has"
             )
-    });
-    joins_things
+    })
 }
 
 /// Whether a question asks about what was expected to come ("how did the FOMC describe the

@@ -452,7 +452,8 @@ pub fn described_things(question: &str) -> String {
         .join(" ")
 }
 
-/// Words that ask for a description, or say whose it was.
+/// Words that ask for a description or say whose it was, and the small words between the
+/// things asked about.
 const DESCRIBING: &[&str] = &[
     "describe",
     "described",
