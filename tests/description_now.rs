@@ -4,9 +4,6 @@
 
 mod common;
 
-use fathom::orchestrator::driver::Driver;
-use std::sync::Arc;
-
 /// A statement whose forward-looking sentences name the labour market more often than the one
 /// describing it.
 fn statement() -> String {
@@ -26,19 +23,14 @@ fn statement() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn how_conditions_were_described_is_answered_by_the_sentence_describing_them() {
-    let corpus = common::scratch("description-now-corpus");
-    std::fs::write(corpus.join("2026-03-18_statement.md"), statement()).unwrap();
-    let dir = common::scratch("description-now-index");
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let a = common::ask_of_document(
+        "description-now",
+        "2026-03-18_statement.md",
+        &statement(),
         "How did the March 2026 statement describe the labor market?",
-        vec![],
-        vec![],
     )
-    .await;
-    let a = r.answer;
+    .await
+    .answer;
     assert!(a.starts_with("Job gains have been strong"), "{a}");
 }
 
@@ -56,19 +48,14 @@ fn short_statement() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_three_word_characterisation_answers() {
-    let corpus = common::scratch("description-short-corpus");
-    std::fs::write(corpus.join("2026-11-04_statement.md"), short_statement()).unwrap();
-    let dir = common::scratch("description-short-index");
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let a = common::ask_of_document(
+        "description-short",
+        "2026-11-04_statement.md",
+        &short_statement(),
         "How did the Committee characterize inflation in its statement of November 4, 2026?",
-        vec![],
-        vec![],
     )
-    .await;
-    let a = r.answer;
+    .await
+    .answer;
     assert!(a.contains("Inflation remains elevated"), "{a}");
 }
 
@@ -89,20 +76,15 @@ fn several_statement() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_of_several_things_asked_about_is_described() {
-    let corpus = common::scratch("description-several-corpus");
-    std::fs::write(corpus.join("2026-10-21_statement.md"), several_statement()).unwrap();
-    let dir = common::scratch("description-several-index");
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let a = common::ask_of_document(
+        "description-several",
+        "2026-10-21_statement.md",
+        &several_statement(),
         "How did the October 2026 statement characterise household spending, business \
          investment and housing?",
-        vec![],
-        vec![],
     )
-    .await;
-    let a = r.answer;
+    .await
+    .answer;
     assert!(a.contains("housing sector"), "{a}");
     assert!(a.contains("Household spending has advanced"), "{a}");
 }

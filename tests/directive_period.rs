@@ -4,9 +4,6 @@
 
 mod common;
 
-use fathom::orchestrator::driver::Driver;
-use std::sync::Arc;
-
 /// Minutes whose directive gives the roll-over cap for the meeting's month and, first and in
 /// almost the same words, the cap from the next month on.
 fn minutes() -> String {
@@ -26,20 +23,15 @@ fn minutes() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn during_a_month_is_answered_by_that_months_directive() {
-    let corpus = common::scratch("directive-period-corpus");
-    std::fs::write(corpus.join("2026-09-23_minutes.md"), minutes()).unwrap();
-    let dir = common::scratch("directive-period-index");
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let a = common::ask_of_document(
+        "directive-period",
+        "2026-09-23_minutes.md",
+        &minutes(),
         "Above what amount were Treasury principal payments maturing during September to be \
          rolled over, per the September 2026 directive?",
-        vec![],
-        vec![],
     )
-    .await;
-    let a = r.answer;
+    .await
+    .answer;
     assert!(a.contains("$24 billion"), "{a}");
     // The next months' cap is no answer to what was to happen during September.
     assert!(

@@ -3,9 +3,7 @@
 
 mod common;
 
-use fathom::orchestrator::driver::Driver;
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 /// A paragraph of about 170 words on the outlook that shares the question's words ("risk",
 /// "January", "2010") and names no member: many of them outrank the dissenter's later view.
@@ -55,17 +53,12 @@ fn minutes() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dissenters_view_in_a_passage_that_did_not_rank_is_read_and_given() {
-    let corpus = common::scratch("dissent-views-corpus");
-    std::fs::write(corpus.join("2010-01-27_minutes.md"), minutes()).unwrap();
-    let dir = common::scratch("dissent-views-index");
     // BM25 alone: the view's passage shares few of the question's words, so it does not rank.
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let r = common::ask_of_document(
+        "dissent-views",
+        "2010-01-27_minutes.md",
+        &minutes(),
         "Per the minutes of January 27, 2010, who dissented, and what risk did he see?",
-        vec![],
-        vec![],
     )
     .await;
     assert!(r.answer.contains("Mr. Hoenig dissented"), "{}", r.answer);

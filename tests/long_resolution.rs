@@ -4,9 +4,7 @@
 
 mod common;
 
-use fathom::orchestrator::driver::Driver;
 use fathom::orchestrator::text::text_problems;
-use std::sync::Arc;
 
 /// A resolution's terms: numbered clauses, then an award rule that runs the one sentence to
 /// well over 120 words.
@@ -42,24 +40,19 @@ fn minutes() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_term_of_a_long_resolution_is_answered_by_its_first_clauses() {
-    let corpus = common::scratch("long-resolution-corpus");
     // The one sentence of terms, not just the document, is too long to answer whole.
     assert!(
         terms().split_whitespace().count() > 120,
         "the sentence must be too long"
     );
-    std::fs::write(corpus.join("2026-01-28_minutes.md"), minutes()).unwrap();
-    let dir = common::scratch("long-resolution-index");
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let a = common::ask_of_document(
+        "long-resolution",
+        "2026-01-28_minutes.md",
+        &minutes(),
         "What overall size limit applied to the term operations authorised in January 2026?",
-        vec![],
-        vec![],
     )
-    .await;
-    let a = r.answer;
+    .await
+    .answer;
     assert!(a.contains("$250 billion"), "{a}");
     // The clauses left out are marked as such, and the answer is still clean prose.
     assert!(a.contains("[\u{2026}]") && !a.contains("round 12"), "{a}");

@@ -4,9 +4,6 @@
 
 mod common;
 
-use fathom::orchestrator::driver::Driver;
-use std::sync::Arc;
-
 /// Staff and participants' passages full of the question's words ("expand", "asset
 /// purchases") that give no reason for the action: more of them than one meeting's passages
 /// read for an answer.
@@ -45,16 +42,11 @@ fn minutes() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn why_reads_the_members_deliberation_that_did_not_rank() {
-    let corpus = common::scratch("members-reasons-corpus");
-    std::fs::write(corpus.join("2026-11-04_minutes.md"), minutes()).unwrap();
-    let dir = common::scratch("members-reasons-index");
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(
-        &driver,
+    let r = common::ask_of_document(
+        "members-reasons",
+        "2026-11-04_minutes.md",
+        &minutes(),
         "Why did the Committee expand its asset purchases in November 2026?",
-        vec![],
-        vec![],
     )
     .await;
     let a = r.answer;

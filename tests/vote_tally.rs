@@ -4,9 +4,6 @@
 
 mod common;
 
-use fathom::orchestrator::driver::Driver;
-use std::sync::Arc;
-
 /// A statement of one meeting: the vote introducing it, the decision and outlook, then the
 /// roll call of those voting for it, taken by notation.
 fn statement() -> String {
@@ -42,13 +39,9 @@ async fn answer(question: &str, name: &str) -> String {
 }
 
 async fn answer_over(file: &str, text: &str, question: &str, name: &str) -> String {
-    let corpus = common::scratch(&format!("vote-tally-corpus-{name}"));
-    std::fs::write(corpus.join(file), text).unwrap();
-    let dir = common::scratch(&format!("vote-tally-index-{name}"));
-    let retriever = common::retriever_over(&corpus, &dir, None);
-    let driver = Driver::qa(Arc::new(retriever), None, 2).unwrap();
-    let (r, _) = common::ask_of(&driver, question, vec![], vec![]).await;
-    r.answer
+    common::ask_of_document(&format!("vote-tally-{name}"), file, text, question)
+        .await
+        .answer
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -127,6 +127,24 @@ pub async fn ask_of(
     (result, events)
 }
 
+/// Asks `question` of a one-document corpus: `text` written as `file` into a scratch folder
+/// named for `name`, indexed for BM25 alone (the real index) in another, and answered by the
+/// offline pipeline. Its result.
+pub async fn ask_of_document(
+    name: &str,
+    file: &str,
+    text: &str,
+    question: &str,
+) -> fathom::orchestrator::types::OrchestrationResult {
+    let corpus = scratch(&format!("{name}-corpus"));
+    std::fs::write(corpus.join(file), text).unwrap();
+    let dir = scratch(&format!("{name}-index"));
+    let retriever = retriever_over(&corpus, &dir, None);
+    let driver =
+        fathom::orchestrator::driver::Driver::qa(std::sync::Arc::new(retriever), None, 2).unwrap();
+    ask_of(&driver, question, vec![], vec![]).await.0
+}
+
 static FOMC_LOCK: Mutex<()> = Mutex::new(());
 
 /// A corpus folder holding copies of the 224 FOMC statements (not the minutes).

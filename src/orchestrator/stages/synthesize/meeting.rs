@@ -186,16 +186,14 @@ pub fn next_meeting_passage(
     hits: &[Hit],
     date: Date,
 ) -> Option<Hit> {
-    more_of_meeting(retriever, NEXT_MEETING_QUERY, None, date, MEETING_POOL)
-        .into_iter()
-        .filter(|h| !hits.iter().any(|x| x.chunk_id == h.chunk_id))
-        .find(|h| {
-            retriever.passage(&h.chunk_id).is_some_and(|p| {
-                crate::orchestrator::text::sentences(&p.text)
-                    .iter()
-                    .any(|s| super::cues::sets_next_meeting(&s.to_lowercase()))
-            })
-        })
+    unread_passages_saying(
+        retriever,
+        NEXT_MEETING_QUERY,
+        hits,
+        date,
+        super::cues::sets_next_meeting,
+    )
+    .next()
 }
 
 /// Passages of the meeting on `date` in which the members weigh the policy action, not among
@@ -210,18 +208,30 @@ pub fn deliberation_passages(
     date: Date,
     k: usize,
 ) -> Vec<Hit> {
-    let weighs = |h: &Hit| {
-        retriever.passage(&h.chunk_id).is_some_and(|p| {
-            crate::orchestrator::text::sentences(&p.text)
-                .iter()
-                .any(|s| super::cues::members_weigh(&s.to_lowercase()))
-        })
-    };
-    more_of_meeting(retriever, question, None, date, MEETING_POOL)
-        .into_iter()
-        .filter(|h| !hits.iter().any(|x| x.chunk_id == h.chunk_id) && weighs(h))
+    unread_passages_saying(retriever, question, hits, date, super::cues::members_weigh)
         .take(k)
         .collect()
+}
+
+/// Passages of the meeting on `date`, best first for `query`, that are not among `hits` and
+/// hold a sentence of which `says` holds (given it in lower case); looked up as they are taken.
+fn unread_passages_saying<'a>(
+    retriever: &'a dyn crate::index::Retriever,
+    query: &str,
+    hits: &'a [Hit],
+    date: Date,
+    says: fn(&str) -> bool,
+) -> impl Iterator<Item = Hit> + 'a {
+    more_of_meeting(retriever, query, None, date, MEETING_POOL)
+        .into_iter()
+        .filter(|h| !hits.iter().any(|x| x.chunk_id == h.chunk_id))
+        .filter(move |h| {
+            retriever.passage(&h.chunk_id).is_some_and(|p| {
+                crate::orchestrator::text::sentences(&p.text)
+                    .iter()
+                    .any(|s| says(&s.to_lowercase()))
+            })
+        })
 }
 
 /// How the minutes word the next meeting's date.
