@@ -270,8 +270,6 @@ pub fn looks_ahead(lower: &str) -> bool {
                 "the committee will ",
                 "the committee is strongly committed",
                 "the committee remains strongly committed",
-                "assessment will take into account",
-                "assessments will take into account",
             ],
         )
 }
@@ -729,6 +727,8 @@ mod tests {
         assert!(looks_ahead(both) && tells_how_it_stands(both));
         let now = "job gains have been strong in recent months, and the unemployment rate has declined substantially.";
         assert!(!looks_ahead(now) && tells_how_it_stands(now));
+        // The statements' assessment sentence is the standing watch.
+        assert!(looks_ahead("the committee's assessments will take into account a wide range of information, including readings on labor market conditions."));
     }
 
     #[test]
