@@ -88,3 +88,37 @@ async fn each_of_several_things_asked_about_is_described() {
     assert!(a.contains("housing sector"), "{a}");
     assert!(a.contains("Household spending has advanced"), "{a}");
 }
+
+/// A statement that says tighter credit will weigh on the economy and, in the next sentence,
+/// how sure it is of that, among sentences of figures.
+fn sureness_statement() -> String {
+    String::from(
+        "# FOMC statement, July 29, 2026\n\n\
+         Recent indicators suggest that economic activity has been expanding at a moderate \
+         pace. Job gains have been robust in recent months, and the unemployment rate has \
+         remained low. Inflation remains elevated.\n\n\
+         The U.S. banking system is sound and resilient. Tighter credit conditions for \
+         households and businesses are likely to weigh on economic activity, hiring, and \
+         inflation. The extent of these effects remains uncertain. The Committee remains highly \
+         attentive to inflation risks.\n\n\
+         The Committee seeks to achieve maximum employment and inflation at the rate of 2 \
+         percent over the longer run. In support of these goals, the Committee decided to raise \
+         the target range for the federal funds rate to 5-1/4 to 5-1/2 percent. The Committee \
+         will continue to assess additional information and its implications for monetary \
+         policy.\n",
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_sure_the_committee_was_is_answered_by_its_judgement() {
+    let a = common::ask_of_document(
+        "description-sureness",
+        "2026-07-29_statement.md",
+        &sureness_statement(),
+        "In its July 2026 statement, how sure was the Committee about the size of the effects \
+         of tighter credit conditions on the economy?",
+    )
+    .await
+    .answer;
+    assert!(a.contains("remains uncertain"), "{a}");
+}

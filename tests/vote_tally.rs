@@ -88,3 +88,60 @@ async fn the_older_minutes_roll_call_answers_who_voted_for() {
     assert!(a.contains("Votes for this action"), "{a}");
     assert!(a.contains("Gramlich") && a.contains("Parry"), "{a}");
 }
+
+/// Minutes whose policy discussion gives two members' preference to hold, in the question's
+/// words, before the roll call of those voting for the cut.
+fn cut_minutes() -> String {
+    "# Minutes of the Federal Open Market Committee, October 28, 2026\n\n\
+     Two members preferred to maintain the current target range for the federal funds rate at \
+     this meeting. These members indicated that the economic outlook remained favorable and \
+     that the rate cut was not needed.\n\n\
+     At the conclusion of the discussion, the Committee voted to lower the target range for \
+     the federal funds rate to 3-1/2 to 3-3/4 percent. Voting for this action: Jerome H. \
+     Powell, John C. Williams, Michael S. Barr, Lisa D. Cook, Beth M. Hammack, and Anna \
+     Paulson. Voting against this action: Stephen I. Miran and Jeffrey R. Schmid.\n"
+        .to_string()
+}
+
+/// Minutes whose policy discussion says how many participants favoured holding, among
+/// sentences naming the target range and the members' agreement to cut it.
+fn hold_minutes() -> String {
+    "# Minutes of the Federal Open Market Committee, September 16, 2026\n\n\
+     In their consideration of the monetary policy options at this meeting, most participants \
+     believed that a reduction of 25 basis points in the target range for the federal funds \
+     rate would be appropriate. In light of these developments, most members agreed to lower \
+     the target range for the federal funds rate to 3-3/4 to 4 percent at this meeting. Several \
+     participants favored maintaining the existing target range for the federal funds rate at \
+     this meeting. Many participants also cited the level of inflation expectations as \
+     justifying a reduction of 25 basis points in the federal funds rate at this meeting.\n"
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn who_voted_for_is_answered_by_the_roll_call_before_a_minoritys_preference() {
+    let a = answer_over(
+        "2026-10-28_minutes.md",
+        &cut_minutes(),
+        "Who voted for the October 2026 rate cut, according to the minutes?",
+        "voted-for",
+    )
+    .await;
+    assert!(a.starts_with("Voting for this action"), "{a}");
+    assert!(a.contains("Hammack") && a.contains("Paulson"), "{a}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_many_participants_favoured_holding_is_answered_by_their_count() {
+    let a = answer_over(
+        "2026-09-16_minutes.md",
+        &hold_minutes(),
+        "Per the minutes of the September 2026 meeting, how many participants favoured keeping \
+         the target range where it was?",
+        "count-people",
+    )
+    .await;
+    assert!(
+        a.contains("Several participants favored maintaining"),
+        "{a}"
+    );
+}

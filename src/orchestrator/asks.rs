@@ -80,6 +80,31 @@ fn conceded(lower: &str) -> Option<&str> {
         .filter(|clause| clause.len() < t.len())
 }
 
+/// Whether `q` asks how many participants or members did something ("how many participants
+/// favoured keeping the target range where it was?"): a count of people, however it names the
+/// policy rate (it is then read like "how many", for a figure).
+fn counts_people(q: &str) -> bool {
+    any(
+        q,
+        &[
+            "how many participants",
+            "how many members",
+            "how many of the participants",
+            "how many of the members",
+        ],
+    )
+}
+
+/// Whether a question asks how sure someone was of something ("how sure was the Committee
+/// about …?", "how confident …?").
+pub fn asks_sureness(question: &str) -> bool {
+    let q = question.to_lowercase();
+    any(
+        &q,
+        &["how sure", "how certain", "how confident", "how uncertain"],
+    )
+}
+
 /// Moves of the policy rate, named by their verb ("by how much did they cut?").
 const RATE_MOVES: &[&str] = &[
     " cut",
@@ -470,7 +495,8 @@ pub fn classify(question: &str) -> Asks {
         ],
     ) && !other_rate))
         && !q.contains("discount rate")
-        && !asks_other_rate(q);
+        && !asks_other_rate(q)
+        && !counts_people(q);
     // "By how much did the FOMC cut?": the size of a move of the policy rate, when nothing
     // else is named as what moved.
     let sized_move = any(q, RATE_MOVES)
@@ -493,6 +519,11 @@ pub fn classify(question: &str) -> Asks {
     });
     if any(q, &[" rate ", " rates "]) && !rate_moves && any(q, &["what ", "which ", "how high"]) {
         return Asks::Amount;
+    }
+    // "How sure was the Committee about the size of the effects …?" asks how the Committee
+    // judged something (a description), not for the size itself.
+    if asks_sureness(q) {
+        return Asks::Description;
     }
     if any(
         q,
@@ -987,16 +1018,35 @@ pub fn asks_own_policy(question: &str) -> bool {
     )
 }
 
-/// The month a question asks about a period of, lower-case ("principal payments received
-/// during September" gives "september"): what was to happen in that month, not from the next.
-pub fn during_month(question: &str) -> Option<String> {
+/// The months a question asks about a period of, lower-case: "principal payments received
+/// during September" gives "september", "payments received in July and August" both months.
+/// What was to happen in those months, not from the next. Empty when none is asked about: a
+/// month named only as the meeting's ("in September 2018") is no period.
+pub fn period_months(question: &str) -> Vec<String> {
     let q = question.to_lowercase();
     let words: Vec<&str> = q.split_whitespace().collect();
-    words.windows(2).find_map(|w| {
-        let word = w[1].trim_end_matches(|c: char| !c.is_alphanumeric());
-        let month = crate::calendar::month_from_name(word).and_then(crate::calendar::month_name);
-        month.filter(|_| w[0] == "during").map(str::to_lowercase)
-    })
+    let month_at = |i: usize| {
+        let word = words
+            .get(i)?
+            .trim_end_matches(|c: char| !c.is_alphanumeric());
+        crate::calendar::month_from_name(word)
+            .and_then(crate::calendar::month_name)
+            .map(str::to_lowercase)
+    };
+    for i in 1..words.len() {
+        let Some(month) = month_at(i) else { continue };
+        if words[i - 1] == "during" {
+            return vec![month];
+        }
+        // "in July and August": two months joined name a period; "in July" alone is most
+        // often the meeting's own month.
+        if words[i - 1] == "in" && words.get(i + 1) == Some(&"and") {
+            if let Some(second) = month_at(i + 2) {
+                return vec![month, second];
+            }
+        }
+    }
+    Vec::new()
 }
 
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not
@@ -1059,24 +1109,44 @@ mod tests {
     }
 
     #[test]
-    fn the_month_a_question_asks_a_period_of() {
+    fn the_months_a_question_asks_a_period_of() {
         assert_eq!(
-            during_month(
+            period_months(
                 "Above what amounts were payments received during September to be rolled over?"
-            )
-            .as_deref(),
-            Some("september")
+            ),
+            ["september"]
         );
         assert_eq!(
-            during_month("what was reinvested during sept. 2018?").as_deref(),
-            Some("september")
+            period_months("what was reinvested during sept. 2018?"),
+            ["september"]
+        );
+        assert_eq!(
+            period_months("What cap applied to payments received in July and August?"),
+            ["july", "august"]
         );
         // A month named only as the meeting's is no period asked about.
+        assert!(period_months("What did the FOMC decide in September 2018?").is_empty());
+        assert!(period_months("What did the FOMC decide in July?").is_empty());
+        assert!(period_months("What happened during the meeting?").is_empty());
+    }
+
+    #[test]
+    fn how_sure_asks_for_a_judgement_and_how_many_people_for_a_count() {
+        let q = "In its July 2023 statement, how sure was the Committee about the size of the \
+                 effects of tighter credit conditions on the economy?";
+        assert_eq!(classify(q), Asks::Description);
+        // Without the sureness, the size is what is asked.
         assert_eq!(
-            during_month("What did the FOMC decide in September 2018?"),
-            None
+            classify("What was the size of the effects of tighter credit conditions?"),
+            Asks::Amount
         );
-        assert_eq!(during_month("What happened during the meeting?"), None);
+        let q = "Per the minutes of the September 2019 meeting, how many participants favoured \
+                 keeping the target range where it was?";
+        assert_eq!(classify(q), Asks::Amount);
+        assert_eq!(
+            classify("Where did the September 2019 meeting keep the target range?"),
+            Asks::Rate
+        );
     }
 
     #[test]

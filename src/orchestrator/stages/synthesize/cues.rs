@@ -397,17 +397,37 @@ pub fn sets_next_meeting(lower: &str) -> bool {
     lower.contains("next meeting") && any(lower, &["be held", "scheduled"])
 }
 
-/// Whether lower-case `lower` names a month other than lower-case `month` ("effective in
-/// october"). "May" is left out: as a word it is mostly the verb.
-pub fn names_another_month(lower: &str, month: &str) -> bool {
+/// Whether lower-case `lower` names a month other than `months` ("may" is left out: it is
+/// mostly the verb).
+pub fn names_another_month(lower: &str, months: &[String]) -> bool {
     lower
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| *w != month && *w != "may")
+        .filter(|w| !months.iter().any(|m| m == w) && *w != "may")
         .any(|w| {
             crate::calendar::MONTH_NAMES
                 .iter()
                 .any(|m| m.eq_ignore_ascii_case(w))
         })
+}
+
+/// Whether lower-case `lower` says how sure someone is ("the extent of these effects remains
+/// uncertain", "members were confident that …", "it was unclear whether …").
+pub fn tells_sureness(lower: &str) -> bool {
+    any(
+        lower,
+        &["uncertain", "certain", "confiden", "unclear", "doubt"],
+    )
+}
+
+/// Whether lower-case `lower` speaks of the period of `months`: "during September" of one
+/// month, every month named of several ("received in the calendar months of July and August").
+pub fn tells_of_period(lower: &str, months: &[String]) -> bool {
+    match months {
+        [month] => lower.contains(&format!("during {month}")),
+        _ => months
+            .iter()
+            .all(|m| lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == m)),
+    }
 }
 
 /// Whether lower-case `s` tells of the members weighing the policy action ("most members
@@ -741,15 +761,41 @@ mod tests {
     }
 
     #[test]
-    fn another_month_is_told_from_the_one_asked_about() {
+    fn saying_how_sure_is_told() {
+        assert!(tells_sureness(
+            "the extent of these effects remains uncertain."
+        ));
+        assert!(tells_sureness(
+            "members were not confident that inflation would fall."
+        ));
+        assert!(!tells_sureness(
+            "tighter credit conditions are likely to weigh on economic activity."
+        ));
+    }
+
+    #[test]
+    fn another_month_is_told_from_the_ones_asked_about() {
+        let months = |ms: &[&str]| ms.iter().map(|m| m.to_string()).collect::<Vec<_>>();
         let october = "effective in october, the committee directs the desk to roll over …";
-        assert!(names_another_month(october, "september"));
-        assert!(!names_another_month(october, "october"));
+        assert!(names_another_month(october, &months(&["september"])));
+        assert!(!names_another_month(october, &months(&["october"])));
         // "May" as a word is mostly the verb.
         assert!(!names_another_month(
             "the committee may adjust the pace during september.",
-            "september"
+            &months(&["september"])
         ));
+        let summer =
+            "reinvest … received in the calendar months of july and august that exceeds a cap";
+        let after = "starting in the calendar month of september, reinvest …";
+        let both = months(&["july", "august"]);
+        assert!(tells_of_period(summer, &both));
+        assert!(!tells_of_period(after, &both));
+        assert!(names_another_month(after, &both));
+        assert!(tells_of_period(
+            "payments received during september",
+            &months(&["september"])
+        ));
+        assert!(!tells_of_period(after, &months(&["september"])));
     }
 
     #[test]

@@ -244,6 +244,17 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             };
         }
     }
+    // Asked how sure the Committee was of something, a sentence saying how sure ("The extent
+    // of these effects remains uncertain.") is the answer, and any other counts for less.
+    if asks == Asks::Description && asks::asks_sureness(&question) {
+        for c in &mut cands {
+            c.cue = if cues::tells_sureness(&c.text.to_lowercase()) {
+                1.0
+            } else {
+                c.cue * 0.7
+            };
+        }
+    }
     // Asked what wording was taken out of the statement, the sentence telling of its removal
     // answers; asked why, it joins the reasons without discounting them.
     let removal_kind = matches!(
@@ -291,14 +302,21 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if next_meeting {
         order.sort_by_key(|&i| !cues::sets_next_meeting(&cands[i].text.to_lowercase()));
     }
-    // Asked what was to happen during one month ("principal payments received during
-    // September"), a sentence naming another month and not that one's period ("Effective in
-    // October, the Committee directs …", the period after it) answers only after the others.
-    if let Some(month) = asks::during_month(&question) {
-        let during = format!("during {month}");
+    // Asked who voted for the action, the roll call of those voting for it answers first: a
+    // dissent or an unnamed minority's preference ("Two members preferred …") is a vote
+    // sentence too, and can outrank it on the question's words.
+    if voted_for {
+        order.sort_by_key(|&i| !cues::lists_votes_for(&cands[i].text.to_lowercase()));
+    }
+    // Asked what was to happen during some months ("principal payments received during
+    // September", "… in July and August"), a sentence naming another month and not that
+    // period ("Effective in October, the Committee directs …", the period after it) answers
+    // only after the others.
+    let months = asks::period_months(&question);
+    if !months.is_empty() {
         order.sort_by_key(|&i| {
             let lower = cands[i].text.to_lowercase();
-            !lower.contains(&during) && cues::names_another_month(&lower, &month)
+            !cues::tells_of_period(&lower, &months) && cues::names_another_month(&lower, &months)
         });
     }
     // One meeting answers: the date of the best sentence (its statement and minutes alike).
