@@ -140,6 +140,16 @@ async fn how_many_participants_favoured_holding_is_answered_by_their_count() {
         "count-people",
     )
     .await;
+    // A count of people is no question about the policy rate, so the decision setting it does
+    // not answer first: sentences counting participants do, the holders' among them.
+    assert!(!a.starts_with("In light of these developments"), "{a}");
+    let first = a.split(" [1]").next().unwrap_or_default().to_lowercase();
+    assert!(
+        ["several", "many", "most"]
+            .iter()
+            .any(|n| first.contains(&format!("{n} participants"))),
+        "{a}"
+    );
     assert!(
         a.contains("Several participants favored maintaining"),
         "{a}"

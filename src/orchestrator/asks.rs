@@ -84,15 +84,15 @@ fn conceded(lower: &str) -> Option<&str> {
 /// favoured keeping the target range where it was?"): a count of people, however it names the
 /// policy rate (it is then read like "how many", for a figure).
 fn counts_people(q: &str) -> bool {
-    any(
-        q,
-        &[
-            "how many participants",
-            "how many members",
-            "how many of the participants",
-            "how many of the members",
-        ],
-    )
+    counted_people(q).is_some()
+}
+
+/// Who a question asks how many of did something: "participants" or "members".
+pub fn counted_people(question: &str) -> Option<&'static str> {
+    let q = question.to_lowercase();
+    ["participants", "members"].into_iter().find(|who| {
+        q.contains(&format!("how many {who}")) || q.contains(&format!("how many of the {who}"))
+    })
 }
 
 /// Whether a question asks how sure someone was of something ("how sure was the Committee

@@ -410,6 +410,39 @@ pub fn names_another_month(lower: &str, months: &[String]) -> bool {
         })
 }
 
+/// Whether lower-case `lower` counts `who` ("participants" or "members"): "several
+/// participants", "two members", "a majority of participants".
+pub fn counts_people(lower: &str, who: &str) -> bool {
+    const HOW_MANY: &[&str] = &[
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "several",
+        "a few",
+        "a couple of",
+        "few",
+        "some",
+        "many",
+        "most",
+        "all",
+        "a number of",
+        "a majority of",
+        "a minority of",
+    ];
+    HOW_MANY.iter().any(|n| {
+        let counted = format!("{n} {who}");
+        lower.match_indices(&counted).any(|(i, _)| {
+            lower[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric())
+        })
+    })
+}
+
 /// Whether lower-case `lower` says how sure someone is ("the extent of these effects remains
 /// uncertain", "members were confident that …", "it was unclear whether …").
 pub fn tells_sureness(lower: &str) -> bool {
@@ -758,6 +791,20 @@ mod tests {
         assert!(!states_briefly("Treasury securities market."));
         assert!(!states_briefly("Louis as alternate."));
         assert!(!states_briefly("Inflation remains elevated in housing."));
+    }
+
+    #[test]
+    fn a_count_of_people_is_told() {
+        let s = "several participants favored maintaining the existing target range.";
+        assert!(counts_people(s, "participants"));
+        assert!(!counts_people(s, "members"));
+        assert!(counts_people("almost all members agreed.", "members"));
+        // A count word must stand as a word: "none" is no "one".
+        assert!(!counts_people("none participants", "participants"));
+        assert!(!counts_people(
+            "participants discussed the outlook for inflation.",
+            "participants"
+        ));
     }
 
     #[test]

@@ -244,6 +244,18 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             };
         }
     }
+    // Asked how many participants (or members) did something, a sentence counting them
+    // ("Several participants favored …", "Two members preferred …") holds the figure asked
+    // for, and any other counts for less.
+    if let Some(who) = asks::counted_people(&question).filter(|_| asks == Asks::Amount) {
+        for c in &mut cands {
+            c.cue = if cues::counts_people(&c.text.to_lowercase(), who) {
+                1.0
+            } else {
+                c.cue * 0.7
+            };
+        }
+    }
     // Asked how sure the Committee was of something, a sentence saying how sure ("The extent
     // of these effects remains uncertain.") is the answer, and any other counts for less.
     if asks == Asks::Description && asks::asks_sureness(&question) {
