@@ -80,14 +80,9 @@ fn conceded(lower: &str) -> Option<&str> {
         .filter(|clause| clause.len() < t.len())
 }
 
-/// Whether `q` asks how many participants or members did something ("how many participants
-/// favoured keeping the target range where it was?"): a count of people, however it names the
-/// policy rate (it is then read like "how many", for a figure).
-fn counts_people(q: &str) -> bool {
-    counted_people(q).is_some()
-}
-
-/// Who a question asks how many of did something: "participants" or "members".
+/// Who a question asks how many of did something: "participants" or "members" ("how many
+/// participants favoured keeping the target range where it was?"). Such a count of people is
+/// no policy-rate question, however it names the rate: it is read like "how many", for a figure.
 pub fn counted_people(question: &str) -> Option<&'static str> {
     let q = question.to_lowercase();
     ["participants", "members"].into_iter().find(|who| {
@@ -496,7 +491,7 @@ pub fn classify(question: &str) -> Asks {
     ) && !other_rate))
         && !q.contains("discount rate")
         && !asks_other_rate(q)
-        && !counts_people(q);
+        && counted_people(q).is_none();
     // "By how much did the FOMC cut?": the size of a move of the policy rate, when nothing
     // else is named as what moved.
     let sized_move = any(q, RATE_MOVES)

@@ -225,47 +225,23 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // Why something was not done: waiting for more information is the reason given, and any
     // other reason-sounding sentence (why the economy moved) counts for less.
     if asks == Asks::Reason && asks::asks_why_not(&question) {
-        for c in &mut cands {
-            c.cue = if cues::waits(&c.text.to_lowercase()) {
-                1.0
-            } else {
-                c.cue * 0.7
-            };
-        }
+        offers_fully(&mut cands, cues::waits);
     }
     // What the Committee would do next: its stated readiness is the answer, and the action it
     // took today counts for less.
     if matches!(asks, Asks::Decision | Asks::Guidance) && asks::asks_what_next(&question) {
-        for c in &mut cands {
-            c.cue = if cues::intends(&c.text.to_lowercase()) {
-                1.0
-            } else {
-                c.cue * 0.7
-            };
-        }
+        offers_fully(&mut cands, cues::intends);
     }
     // Asked how many participants (or members) did something, a sentence counting them
     // ("Several participants favored …", "Two members preferred …") holds the figure asked
     // for, and any other counts for less.
     if let Some(who) = asks::counted_people(&question).filter(|_| asks == Asks::Amount) {
-        for c in &mut cands {
-            c.cue = if cues::counts_people(&c.text.to_lowercase(), who) {
-                1.0
-            } else {
-                c.cue * 0.7
-            };
-        }
+        offers_fully(&mut cands, |lower| cues::counts_people(lower, who));
     }
     // Asked how sure the Committee was of something, a sentence saying how sure ("The extent
     // of these effects remains uncertain.") is the answer, and any other counts for less.
     if asks == Asks::Description && asks::asks_sureness(&question) {
-        for c in &mut cands {
-            c.cue = if cues::tells_sureness(&c.text.to_lowercase()) {
-                1.0
-            } else {
-                c.cue * 0.7
-            };
-        }
+        offers_fully(&mut cands, cues::tells_sureness);
     }
     // Asked what wording was taken out of the statement, the sentence telling of its removal
     // answers; asked why, it joins the reasons without discounting them.
@@ -799,6 +775,18 @@ fn embed(
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     Ok(retriever.embed_sentences(&texts)?)
+}
+
+/// Gives the candidates whose lower-case text `offers` holds the full cue (they say what is
+/// asked) and lowers every other's to 0.7 of what it was.
+fn offers_fully(cands: &mut [Candidate], offers: impl Fn(&str) -> bool) {
+    for c in cands {
+        c.cue = if offers(&c.text.to_lowercase()) {
+            1.0
+        } else {
+            c.cue * 0.7
+        };
+    }
 }
 
 /// Leaves out of `order` the candidates `out` holds, unless none would be left.
