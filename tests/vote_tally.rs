@@ -66,6 +66,25 @@ async fn who_backed_the_action_is_answered_by_the_roll_call() {
     assert!(a.contains("Hammack") && a.contains("Paulson"), "{a}");
 }
 
+/// Asked to list those who supported it, or who cast votes in favour, the question asks the
+/// same roll call, though "who" does not open it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_the_supporters_or_votes_in_favour_is_answered_by_the_roll_call() {
+    for (q, name) in [
+        (
+            "List the members who supported the policy action at the June 17, 2026 meeting.",
+            "list",
+        ),
+        (
+            "Which Committee members cast votes in favor of the policy action in June 2026?",
+            "cast",
+        ),
+    ] {
+        let a = answer(q, name).await;
+        assert!(a.starts_with("Voting (by notation) for"), "{q}: {a}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn how_the_vote_was_taken_is_answered_by_the_roll_call_taken_by_notation() {
     let a = answer(

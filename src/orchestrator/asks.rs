@@ -683,6 +683,14 @@ pub fn asks_who_voted_for(question: &str) -> bool {
         q.match_indices(&format!("who {verb}"))
             .any(|(i, _)| opens_clause(&q[..i]))
     });
+    // "List (or name) the members who supported the action": a request for names, so "who" needs
+    // not open the clause; "why did the members who supported it …" stays a reason.
+    let list_backers = words
+        .first()
+        .is_some_and(|w| ["list", "name", "identify"].contains(w))
+        && BACKING
+            .iter()
+            .any(|verb| q.contains(&format!("who {verb}")));
     [
         "voted for",
         "voted in favo",
@@ -691,11 +699,15 @@ pub fn asks_who_voted_for(question: &str) -> bool {
         "name the voters",
         "who were the voters",
         "voters in favo",
+        // "Which members cast votes in favor of the action?"
+        "votes in favo",
+        "cast votes for",
     ]
     .iter()
     .any(|v| q.contains(v))
         || which_backed
         || who_backed
+        || list_backers
 }
 
 /// Verbs that ask who backed an action.
@@ -1255,6 +1267,8 @@ mod tests {
             "Which policymakers backed the monetary policy action announced on 7 November 2024?",
             "which FOMC members supported the December 2018 decision",
             "list the voters for the december 2018 fomc policy decision",
+            "List the members who supported the policy action at the January 2009 meeting.",
+            "Which Committee members cast votes in favor of the action in May 2025?",
         ] {
             assert!(asks_who_voted_for(q), "{q}");
         }
