@@ -102,15 +102,19 @@ pub fn belongs_after_previous(sentence: &str, asks: Asks) -> bool {
 /// Whether `sentence` lists what the sentence before it named in general ("… most of the
 /// special liquidity facilities will expire on February 1. These facilities include the …",
 /// "… risks to the outlook. Those included …"): the list is the detail a reader of the one
-/// before wants. "Such …" is left out: "Such investments may include …" is the directive's
-/// boilerplate, not a list.
+/// before wants; so does what it takes into account ("… the Committee will assess realized and
+/// expected economic conditions … This assessment will take into account a wide range of
+/// information, including …"). "Such …" is left out: "Such investments may include …" is the
+/// directive's boilerplate, not a list.
 pub fn lists_for_previous(sentence: &str) -> bool {
-    let words: Vec<&str> = sentence.split_whitespace().take(5).collect();
+    let words: Vec<&str> = sentence.split_whitespace().take(6).collect();
     matches!(words.first(), Some(&("These" | "Those" | "This")))
-        && words.windows(2).any(|w| {
+        && (words.windows(2).any(|w| {
             // "These statements would be included in the press release" lists nothing.
             matches!(w[1], "include" | "includes" | "included") && !matches!(w[0], "be" | "been")
-        })
+        }) || words.windows(3).any(|w| {
+            matches!(w[0], "take" | "takes" | "took") && w[1] == "into" && w[2] == "account"
+        }))
 }
 
 /// Whether `sentence` gives the grounds of the members' or participants' conclusion in the
@@ -406,6 +410,9 @@ mod tests {
         ));
         assert!(lists_for_previous(
             "This toolkit included threshold-based guidance."
+        ));
+        assert!(lists_for_previous(
+            "This assessment will take into account a wide range of information."
         ));
         // The directive's boilerplate, a sentence being included somewhere, and a list that
         // does not point back are not.
