@@ -100,6 +100,38 @@ pub fn asks_sureness(question: &str) -> bool {
     )
 }
 
+/// Whether a question asks who requested an action ("which Reserve Banks had asked for the
+/// discount rate cut?", "whose requests did the Board approve?"): the banks, not the rate.
+pub fn asks_requesters(question: &str) -> bool {
+    let q = question.to_lowercase();
+    let words = crate::query::question_words(&q);
+    let which = words
+        .iter()
+        .any(|w| matches!(*w, "which" | "whose" | "who"));
+    which
+        && (q.contains("whose request")
+            || (q.contains("bank") && any(&q, &["request", "asked for", "ask for"])))
+}
+
+/// Whether a question asks what markets expected or priced ("what size of rate cut had
+/// financial markets put odds on?", "what path were investors pricing?").
+pub fn asks_market_view(question: &str) -> bool {
+    let q = question.to_lowercase();
+    any(
+        &q,
+        &[
+            "financial markets",
+            "market participants",
+            "investors",
+            "futures",
+            "market pricing",
+            "markets expect",
+            "markets priced",
+            "markets were pricing",
+        ],
+    )
+}
+
 /// Moves of the policy rate, named by their verb ("by how much did they cut?").
 const RATE_MOVES: &[&str] = &[
     " cut",
@@ -500,7 +532,9 @@ pub fn classify(question: &str) -> Asks {
             &["how much", "how large", "how big", "how far", "what size"],
         )
         && !any(q, OTHER_OBJECTS);
-    if policy_rate || sized_move {
+    // "What size of cut had financial markets put odds on?": what markets expected is an
+    // amount they priced, not the Committee's decision.
+    if (policy_rate || sized_move) && !asks_market_view(q) {
         return Asks::Rate;
     }
     // Any other rate (discount, offering, on reserves) is a figure like an amount; "more rate
@@ -1283,6 +1317,25 @@ mod tests {
         assert!(!asks_who_voted_for(why) && !asks_tally(why));
         let why = "Why did the members who supported the October 2019 rate cut favour it?";
         assert!(!asks_who_voted_for(why) && !asks_tally(why));
+    }
+
+    #[test]
+    fn who_requested_an_action_asks_for_the_banks() {
+        for q in [
+            "Nov 2004 discount rate hike to 3 percent - which Reserve Bank boards had asked for it?",
+            "In September 2005, whose requests did the Board of Governors approve?",
+            "may 2001 discount rate cut: the board approved requests from which reserve banks?",
+            "Which Federal Reserve Banks requested the discount rate reduction in January 2008?",
+        ] {
+            assert!(asks_requesters(q), "{q}");
+        }
+        for q in [
+            "What discount rate did the Board approve in November 2004?",
+            "Which banks' funding did the minutes discuss in March 2008?",
+            "What did the Committee ask the staff for in January 2012?",
+        ] {
+            assert!(!asks_requesters(q), "{q}");
+        }
     }
 
     #[test]

@@ -452,6 +452,21 @@ pub fn tells_sureness(lower: &str) -> bool {
     )
 }
 
+/// Whether lower-case `lower` says whose request an action granted ("the Board approved the
+/// requests submitted by the Boards of Directors of the Federal Reserve Banks of …").
+pub fn tells_requesters(lower: &str) -> bool {
+    any(
+        lower,
+        &[
+            "requests submitted by",
+            "request submitted by",
+            "requested by",
+            "at the request of",
+            "on the requests of",
+        ],
+    )
+}
+
 /// Whether lower-case `lower` speaks of the period of `months`: "during September" of one
 /// month, every month named of several ("received in the calendar months of July and August").
 pub fn tells_of_period(lower: &str, months: &[String]) -> bool {
@@ -1114,6 +1129,13 @@ mod tests {
         assert!(!states_preference(
             "Voting against the action was Jeffrey M. Lacker."
         ));
+    }
+
+    #[test]
+    fn whose_requests_were_approved_names_the_requesters() {
+        assert!(tells_requesters("in taking this action, the board approved the requests submitted by the boards of directors of the federal reserve banks of boston and new york."));
+        assert!(tells_requesters("the federal reserve board approved requests submitted by the boards of directors of the federal reserve banks of new york."));
+        assert!(!tells_requesters("in a related action, the board of governors unanimously approved a 25 basis point increase in the discount rate to 3 percent."));
     }
 
     #[test]

@@ -24,6 +24,28 @@ pub fn quoted_tail(sentence: &str) -> Option<&str> {
     is_whole_sentence(tail).then_some(tail)
 }
 
+/// Openers of a vote the minutes run on from the heading and the attendance list before it,
+/// with no full stop between ("… Vice Presidents, Federal Reserve Banks of Chicago, Boston, and
+/// Kansas City, respectively Selection of Committee Officer By unanimous vote, the Committee
+/// selected …").
+const RUN_IN_OPENERS: [&str; 2] = [" By unanimous vote, ", " By notation vote "];
+
+/// The vote run on at the end of `sentence` (see [`RUN_IN_OPENERS`]), when it is a whole
+/// sentence of at most `max_words` words; `None` otherwise.
+pub fn run_in_tail(sentence: &str, max_words: usize) -> Option<&str> {
+    let at = RUN_IN_OPENERS
+        .iter()
+        .filter_map(|o| sentence.rfind(o).map(|i| i + 1))
+        .max()?;
+    // Only a vote glued to what comes before it: after a full stop it opens a sentence anyway.
+    let before = sentence[..at].trim_end();
+    if before.ends_with(['.', '?', '!', ':', ';']) {
+        return None;
+    }
+    let tail = sentence.get(at..)?.trim();
+    (is_whole_sentence(tail) && tail.split_whitespace().count() <= max_words).then_some(tail)
+}
+
 /// The opening of `sentence`, when it is longer than `max_words` and enumerates its terms as
 /// clauses ("…: (i) mature no later than January 5, 2015; (ii) be subject to …; (iii) …"): up to
 /// the end of the last whole clause that keeps it within `max_words`, at least two clauses in;
@@ -63,6 +85,27 @@ fn opens_numbered_clause(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_vote_run_on_from_the_attendance_list_answers_alone() {
+        let glued = "Daniel Aaronson, Joe Peek, and Jonathan L. Willis, Vice Presidents, Federal \
+                     Reserve Banks of Chicago, Boston, and Kansas City, respectively Selection of \
+                     Committee Officer By unanimous vote, the Committee selected Mark E. Van Der \
+                     Weide to serve as general counsel.";
+        assert_eq!(
+            run_in_tail(glued, 120),
+            Some("By unanimous vote, the Committee selected Mark E. Van Der Weide to serve as general counsel.")
+        );
+        // Opening its own sentence, or too long, it is not cut out.
+        assert_eq!(
+            run_in_tail(
+                "The meeting opened. By unanimous vote, the minutes were approved.",
+                120
+            ),
+            None
+        );
+        assert_eq!(run_in_tail(glued, 10), None);
+    }
 
     #[test]
     fn a_long_vote_sentence_offers_the_directive_it_quotes() {

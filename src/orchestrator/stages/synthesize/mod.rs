@@ -238,6 +238,12 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     if let Some(who) = asks::counted_people(&question).filter(|_| asks == Asks::Amount) {
         offers_fully(&mut cands, |lower| cues::counts_people(lower, who));
     }
+    // Asked which Reserve Banks requested an action, the sentence naming whose requests were
+    // approved answers; the action itself ("a 25 basis point increase in the discount rate")
+    // counts for less.
+    if asks::asks_requesters(&question) {
+        offers_fully(&mut cands, cues::tells_requesters);
+    }
     // Asked how sure the Committee was of something, a sentence saying how sure ("The extent
     // of these effects remains uncertain.") is the answer, and any other counts for less.
     if asks == Asks::Description && asks::asks_sureness(&question) {
@@ -678,8 +684,13 @@ fn candidates(
             // following domestic policy directive: "Effective November 9, 2018, … at an
             // offering rate of 2.00 percent …") is too long to answer; the quotation's first
             // sentence, the directive itself, may answer instead.
+            // Likewise a vote the minutes run on from the attendance list before it ("…,
+            // respectively Selection of Committee Officer By unanimous vote, the Committee
+            // selected …").
             let s = if whole.split_whitespace().count() > LONGEST_WORDS {
-                long_sentence::quoted_tail(whole).unwrap_or(whole)
+                long_sentence::quoted_tail(whole)
+                    .or_else(|| long_sentence::run_in_tail(whole, LONGEST_WORDS))
+                    .unwrap_or(whole)
             } else {
                 whole
             };
