@@ -122,3 +122,48 @@ async fn how_sure_the_committee_was_is_answered_by_its_judgement() {
     .answer;
     assert!(a.contains("remains uncertain"), "{a}");
 }
+
+/// A statement where the Committee's watch on inflation and its measures of compensation name
+/// inflation as often as the sentence saying how it stands.
+fn inflation_statement() -> String {
+    "# Federal Reserve issues FOMC statement, June 17, 2026\n\
+     \n\
+     Information received since the Federal Open Market Committee met in April indicates that the pace of improvement in the labor market has slowed while growth in economic activity appears to have picked up. Although the unemployment rate has declined, job gains have diminished. Growth in household spending has strengthened. Inflation has continued to run below the Committee's 2 percent longer-run objective, partly reflecting earlier declines in energy prices and in prices of non-energy imports. Market-based measures of inflation compensation declined; most survey-based measures of longer-term inflation expectations are little changed, on balance, in recent months.\n\
+     \n\
+     Consistent with its statutory mandate, the Committee seeks to foster maximum employment and price stability. The Committee currently expects that, with gradual adjustments in the stance of monetary policy, economic activity will expand at a moderate pace and labor market indicators will strengthen. Inflation is expected to remain low in the near term, in part because of earlier declines in energy prices, but to rise to 2 percent over the medium term. The Committee continues to closely monitor inflation indicators and global economic and financial developments.\n\
+     \n\
+     Against this backdrop, the Committee decided to maintain the target range for the federal funds rate at 1/4 to 1/2 percent. The stance of monetary policy remains accommodative, thereby supporting further improvement in labor market conditions and a return to 2 percent inflation.\n"
+    .to_string()
+}
+
+/// Asked how inflation was described, or what the statement on inflation said, the subject is
+/// named before the verb; the sentence saying how inflation stands answers first, before the
+/// measures of inflation compensation and the Committee's watch on inflation. (Without the
+/// rule the first phrasing is answered by the measures of compensation first; the second is
+/// answered right on this document even so, and its reading is tested in `asks.rs`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subject_named_before_the_verb_is_described_by_how_it_stands() {
+    for (q, name) in [
+        (
+            "How was inflation described in the June 17, 2026 FOMC statement?",
+            "described",
+        ),
+        (
+            "June 2026 FOMC statement on inflation - what did it say?",
+            "statement-on",
+        ),
+    ] {
+        let a = common::ask_of_document(
+            &format!("description-now-{name}"),
+            "2026-06-17_statement.md",
+            &inflation_statement(),
+            q,
+        )
+        .await
+        .answer;
+        assert!(
+            a.starts_with("Inflation has continued to run below"),
+            "{q}: {a}"
+        );
+    }
+}

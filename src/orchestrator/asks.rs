@@ -159,6 +159,8 @@ const OTHER_OBJECTS: &[&str] = &[
     "mbs",
     "mortgage",
     "reserve requirement",
+    "primary credit",
+    "offering rate",
     "loan",
     "runoff",
     "cap",
@@ -186,6 +188,26 @@ const POLICY_SUBJECTS: &[&str] = &[
 /// Where the subject of "what did they say about …" begins, also with words between ("say
 /// in July 2016 about near-term risks"): after the first " about " that follows a verb of saying.
 fn said_about(q: &str) -> Option<usize> {
+    said_after_verb(q).or_else(|| said_before_verb(q))
+}
+
+/// "… statement on inflation - what did it say?": the subject named before the verb of saying,
+/// after the document it is said in.
+fn said_before_verb(q: &str) -> Option<usize> {
+    let verb = [" say", " said"].iter().filter_map(|v| q.find(v)).min()?;
+    [
+        "statement on ",
+        "minutes on ",
+        "statement about ",
+        "minutes about ",
+    ]
+    .iter()
+    .filter_map(|m| q[..verb].find(m).map(|i| i + m.len()))
+    .min()
+}
+
+/// The subject of "what did they say about …", after the verb of saying.
+fn said_after_verb(q: &str) -> Option<usize> {
     let verb = [
         " say ",
         " said ",
@@ -648,34 +670,60 @@ pub fn classify(question: &str) -> Asks {
 /// did the Committee say about the banking system on 3 May 2023?". Empty when none is named.
 pub fn subject(question: &str) -> Vec<String> {
     let q = format!(" {} ", question.to_lowercase());
-    let Some(at) = said_about(&q).or_else(|| {
-        [
-            "describe ",
-            "characterise ",
-            "characterize ",
-            " assessment of ",
-            " view of ",
-        ]
-        .iter()
-        .find_map(|m| q.find(m).map(|i| i + m.len()))
-    }) else {
+    let Some(at) = said_about(&q)
+        .or_else(|| {
+            [
+                "describe ",
+                "characterise ",
+                "characterize ",
+                " assessment of ",
+                " view of ",
+            ]
+            .iter()
+            .find_map(|m| q.find(m).map(|i| i + m.len()))
+        })
+        .or_else(|| described_subject(&q))
+    else {
         return Vec::new();
     };
     const SKIP: &[&str] = &[
         "the", "a", "an", "its", "their", "of", "u", "s", "us", "current", "state",
     ];
-    q[at..]
-        .split(|c: char| !c.is_alphanumeric())
+    // The subject ends where the question goes on ("… on inflation - what did it say?").
+    let rest = &q[at..];
+    let rest = rest.split(" - ").next().unwrap_or(rest);
+    let rest = rest.split(['?', ';', ':']).next().unwrap_or(rest);
+    rest.split(|c: char| !c.is_alphanumeric())
         .take_while(|w| {
             !matches!(
                 *w,
-                "in" | "on" | "at" | "during" | "after" | "before" | "when"
+                "in" | "on"
+                    | "at"
+                    | "during"
+                    | "after"
+                    | "before"
+                    | "when"
+                    | "described"
+                    | "characterized"
+                    | "characterised"
             ) && !w.chars().any(|c| c.is_ascii_digit())
                 && crate::calendar::month_from_name(w).is_none()
         })
         .filter(|w| !w.is_empty() && !SKIP.contains(w))
         .map(str::to_string)
         .collect()
+}
+
+/// Where the subject of "how was inflation described …?" begins: after "how was" (or "how
+/// were"), when a verb of describing follows it.
+fn described_subject(q: &str) -> Option<usize> {
+    let at = [" how was ", " how were "]
+        .iter()
+        .find_map(|m| q.find(m).map(|i| i + m.len()))?;
+    [" described", " characterized", " characterised"]
+        .iter()
+        .any(|v| q[at..].contains(v))
+        .then_some(at)
 }
 
 /// Whether a clause a question sets aside ("apart from cutting rates", "beyond the emergency cut
@@ -1573,6 +1621,19 @@ mod tests {
             vec!["consumer", "spending"]
         );
         assert!(subject("What was decided in 2015?").is_empty());
+        // Named before the verb: "how was X described", "the statement on X - what did it say?".
+        assert_eq!(
+            subject("How was inflation described in the June 2016 FOMC statement?"),
+            vec!["inflation"]
+        );
+        let on = "December 2011 FOMC statement on inflation - what did it say?";
+        assert_eq!(subject(on), vec!["inflation"]);
+        assert_eq!(classify(on), Asks::Description);
+        // Another rate moved by how much is an amount, not the policy rate's move.
+        assert_eq!(
+            classify("june 2022 minutes: by how much was the primary credit rate raised?"),
+            Asks::Amount
+        );
         assert_eq!(
             subject("What did the FOMC say in July 2016 about near-term risks?"),
             vec!["near", "term", "risks"]
