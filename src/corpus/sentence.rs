@@ -20,7 +20,13 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
     for (k, &(i, ch)) in chars.iter().enumerate() {
         let next = chars.get(k + 1).map(|c| c.1);
         let mut end = i + ch.len_utf8();
+        // Where the next sentence starts when it is not at `end`: after a footnote's number.
+        let mut next_start = None;
         let boundary = match ch {
+            '.' if footnote_after(&chars, k).is_some() => {
+                next_start = footnote_after(&chars, k);
+                true
+            }
             '.' | '?' | '!' => {
                 // A closing quotation mark after the stop ends the sentence with it ("… for an
                 // extended period." Mr. Hoenig was concerned …).
@@ -58,11 +64,38 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
         };
         if boundary {
             push(&mut out, text, start..end);
-            start = end;
+            start = next_start.unwrap_or(end);
         }
     }
     push(&mut out, text, start..text.len());
     out
+}
+
+/// Where the sentence after a footnote's number starts, when the full stop at `k` is followed
+/// by one ("… effective June 16, 2022.5 It was agreed …", "… the economic outlook.2 After …"):
+/// one or two digits, a space and a capital, after a word, a closing bracket or a year. A
+/// decimal ("1.5 Percent") is none: its full stop follows a digit that is not a year's.
+fn footnote_after(chars: &[(usize, char)], k: usize) -> Option<usize> {
+    let digits = chars[k + 1..]
+        .iter()
+        .take_while(|c| c.1.is_ascii_digit())
+        .count();
+    if !(1..=2).contains(&digits) {
+        return None;
+    }
+    let space = chars.get(k + 1 + digits)?;
+    let capital = chars.get(k + 2 + digits)?;
+    if !space.1.is_whitespace() || !capital.1.is_uppercase() {
+        return None;
+    }
+    let before: Vec<char> = chars[..k].iter().rev().take(5).map(|c| c.1).collect();
+    let after_word = before
+        .first()
+        .is_some_and(|c| c.is_lowercase() || *c == ')');
+    let after_year = before.len() == 5
+        && before[..4].iter().all(char::is_ascii_digit)
+        && !before[4].is_ascii_digit();
+    (after_word || after_year).then_some(space.0)
 }
 
 /// The length of the citation markers (` [3][4]`) that open `rest`, with the space before them;
@@ -130,6 +163,24 @@ mod tests {
                 "Why?",
                 "Yes",
                 "Next para"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_footnote_number_after_a_full_stop_ends_the_sentence_and_is_dropped() {
+        let s = sentences(
+            "It was approved, effective June 16, 2022.5 It was agreed to meet. Spreads rose.2 After that, rates fell (TALF).3 The end. The rate was 2.5 Percent.",
+        );
+        assert_eq!(
+            s,
+            vec![
+                "It was approved, effective June 16, 2022.",
+                "It was agreed to meet.",
+                "Spreads rose.",
+                "After that, rates fell (TALF).",
+                "The end.",
+                "The rate was 2.5 Percent."
             ]
         );
     }
