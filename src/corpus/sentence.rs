@@ -21,12 +21,13 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
         let next = chars.get(k + 1).map(|c| c.1);
         let mut end = i + ch.len_utf8();
         // Where the next sentence starts when it is not at `end`: after a footnote's number.
-        let mut next_start = None;
+        let next_start = if ch == '.' {
+            footnote_after(&chars, k)
+        } else {
+            None
+        };
         let boundary = match ch {
-            '.' if footnote_after(&chars, k).is_some() => {
-                next_start = footnote_after(&chars, k);
-                true
-            }
+            '.' if next_start.is_some() => true,
             '.' | '?' | '!' => {
                 // A closing quotation mark after the stop ends the sentence with it ("… for an
                 // extended period." Mr. Hoenig was concerned …).
