@@ -128,12 +128,28 @@ async fn how_sure_the_committee_was_is_answered_by_its_judgement() {
 fn inflation_statement() -> String {
     "# Federal Reserve issues FOMC statement, June 17, 2026\n\
      \n\
-     Information received since the Federal Open Market Committee met in April indicates that the pace of improvement in the labor market has slowed while growth in economic activity appears to have picked up. Although the unemployment rate has declined, job gains have diminished. Growth in household spending has strengthened. Inflation has continued to run below the Committee's 2 percent longer-run objective, partly reflecting earlier declines in energy prices and in prices of non-energy imports. Market-based measures of inflation compensation declined; most survey-based measures of longer-term inflation expectations are little changed, on balance, in recent months.\n\
+     Information received since the Federal Open Market Committee met in April indicates that the \
+     pace of improvement in the labor market has slowed while growth in economic activity appears \
+     to have picked up. Although the unemployment rate has declined, job gains have diminished. \
+     Growth in household spending has strengthened. Inflation has continued to run below the \
+     Committee's 2 percent longer-run objective, partly reflecting earlier declines in energy \
+     prices and in prices of non-energy imports. Market-based measures of inflation compensation \
+     declined; most survey-based measures of longer-term inflation expectations are little \
+     changed, on balance, in recent months.\n\
      \n\
-     Consistent with its statutory mandate, the Committee seeks to foster maximum employment and price stability. The Committee currently expects that, with gradual adjustments in the stance of monetary policy, economic activity will expand at a moderate pace and labor market indicators will strengthen. Inflation is expected to remain low in the near term, in part because of earlier declines in energy prices, but to rise to 2 percent over the medium term. The Committee continues to closely monitor inflation indicators and global economic and financial developments.\n\
+     Consistent with its statutory mandate, the Committee seeks to foster maximum employment and \
+     price stability. The Committee currently expects that, with gradual adjustments in the stance \
+     of monetary policy, economic activity will expand at a moderate pace and labor market \
+     indicators will strengthen. Inflation is expected to remain low in the near term, in part \
+     because of earlier declines in energy prices, but to rise to 2 percent over the medium term. \
+     The Committee continues to closely monitor inflation indicators and global economic and \
+     financial developments.\n\
      \n\
-     Against this backdrop, the Committee decided to maintain the target range for the federal funds rate at 1/4 to 1/2 percent. The stance of monetary policy remains accommodative, thereby supporting further improvement in labor market conditions and a return to 2 percent inflation.\n"
-    .to_string()
+     Against this backdrop, the Committee decided to maintain the target range for the federal \
+     funds rate at 1/4 to 1/2 percent. The stance of monetary policy remains accommodative, \
+     thereby supporting further improvement in labor market conditions and a return to 2 percent \
+     inflation.\n"
+        .to_string()
 }
 
 /// Asked how inflation was described, or what the statement on inflation said, the subject is

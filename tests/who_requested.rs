@@ -7,14 +7,21 @@ mod common;
 fn statement() -> String {
     "# Federal Reserve issues FOMC statement, November 10, 2026\n\
      \n\
-     The Federal Open Market Committee decided today to raise its target for the federal funds rate by 25 basis points to 2 percent.\n\
+     The Federal Open Market Committee decided today to raise its target for the federal funds \
+     rate by 25 basis points to 2 percent.\n\
      \n\
-     The Committee believes that, even after this action, the stance of monetary policy remains accommodative. Output appears to be growing at a moderate pace despite the rise in energy prices, and labor market conditions have improved.\n\
+     The Committee believes that, even after this action, the stance of monetary policy remains \
+     accommodative. Output appears to be growing at a moderate pace despite the rise in energy \
+     prices, and labor market conditions have improved.\n\
      \n\
-     Voting for the FOMC monetary policy action were: Alan Greenspan, Chairman; Timothy F. Geithner, Vice Chairman; Ben S. Bernanke; Susan S. Bies; and Roger W. Ferguson, Jr.\n\
+     Voting for the FOMC monetary policy action were: Alan Greenspan, Chairman; Timothy F. \
+     Geithner, Vice Chairman; Ben S. Bernanke; Susan S. Bies; and Roger W. Ferguson, Jr.\n\
      \n\
-     In a related action, the Board of Governors unanimously approved a 25 basis point increase in the discount rate to 3 percent. In taking this action, the Board approved the requests submitted by the Boards of Directors of the Federal Reserve Banks of Boston, New York, Philadelphia, Minneapolis, and Kansas City.\n"
-    .to_string()
+     In a related action, the Board of Governors unanimously approved a 25 basis point increase in \
+     the discount rate to 3 percent. In taking this action, the Board approved the requests \
+     submitted by the Boards of Directors of the Federal Reserve Banks of Boston, New York, \
+     Philadelphia, Minneapolis, and Kansas City.\n"
+        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

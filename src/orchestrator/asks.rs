@@ -186,7 +186,9 @@ const POLICY_SUBJECTS: &[&str] = &[
 ];
 
 /// Where the subject of "what did they say about …" begins, also with words between ("say
-/// in July 2016 about near-term risks"): after the first " about " that follows a verb of saying.
+/// in July 2016 about near-term risks"): after the first " about " that follows a verb of
+/// saying; failing that, a subject named before the verb, after the document it is said in
+/// ("the statement on inflation - what did it say?").
 fn said_about(q: &str) -> Option<usize> {
     said_after_verb(q).or_else(|| said_before_verb(q))
 }
