@@ -1163,9 +1163,45 @@ pub fn asks_why_not(question: &str) -> bool {
     )
 }
 
+/// Whether a question asks for a meeting's policy decision as a whole ("what policy decision
+/// did members reach in May 2017?", "what policy decisions did members agree on?") or its
+/// decision on the rate ("what did members decide about the target range?"): the sentence
+/// setting the rate with its figure is the decision. Not so when it names another instrument
+/// ("what policy action did they take on the swap lines?") or sets the rate aside ("besides
+/// the policy action, …").
+pub fn asks_policy_decision(question: &str) -> bool {
+    let q = format!(" {} ", question.to_lowercase());
+    let whole = any(&q, &[" policy decision", " policy action"]);
+    let of_rate = any(&q, &[" decide", " agree", " vote"])
+        && any(
+            &q,
+            &["federal funds rate", "target range", "funds rate target"],
+        );
+    (whole || of_rate) && !any(&q, OTHER_OBJECTS) && set_aside(&q).is_none()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_meetings_policy_decision_is_told_from_a_decision_about_something_else() {
+        assert!(asks_policy_decision(
+            "What policy decisions did members agree on at the March 2012 FOMC meeting?"
+        ));
+        assert!(asks_policy_decision(
+            "What did members decide about the federal funds target range in June 2023?"
+        ));
+        assert!(!asks_policy_decision(
+            "What policy action did the FOMC take on the swap lines in May 2010?"
+        ));
+        assert!(!asks_policy_decision(
+            "Besides the policy action, what did the Committee agree to say about inflation?"
+        ));
+        assert!(!asks_policy_decision(
+            "What did members agree the statement should say about the recovery?"
+        ));
+    }
 
     #[test]
     fn a_question_naming_several_things_is_told_from_one_asking_two_questions() {

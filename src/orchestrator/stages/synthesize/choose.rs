@@ -96,6 +96,26 @@ pub fn join_best(
     }
 }
 
+/// The sentence that `offers` what the answer is about opens it: the first chosen one that
+/// does moves to the front, or, if none does, the best of `order` that does joins in front, in
+/// place of the last one if the answer already has `max`.
+pub fn lead_with_best(
+    chosen: &mut Vec<(usize, Vec<usize>)>,
+    order: &[usize],
+    max: usize,
+    offers: impl Fn(usize) -> bool,
+) {
+    if let Some(at) = chosen.iter().position(|(i, _)| offers(*i)) {
+        let lead = chosen.remove(at);
+        chosen.insert(0, lead);
+    } else if let Some(&i) = order.iter().find(|&&i| offers(i)) {
+        if chosen.len() >= max {
+            chosen.pop();
+        }
+        chosen.insert(0, (i, Vec::new()));
+    }
+}
+
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
 /// "Consequently, …") preceded by that sentence, each followed by the next sentence when that
 /// one lists what it named ("These facilities include …") or, asked why, gives the members'

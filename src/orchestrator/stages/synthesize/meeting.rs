@@ -213,6 +213,31 @@ pub fn deliberation_passages(
         .collect()
 }
 
+/// The best passage of the meeting on `date` not among `hits` that sets the policy rate with
+/// its figure: asked for a meeting's policy decision, the minutes record it in one sentence
+/// ("members agreed to maintain the target range … at 3/4 to 1 percent") of a passage whose
+/// other sentences (the statement's wording, the vote) share the question's words less than
+/// the staff's accounts of the Board's rates do.
+pub fn rate_decision_passage(
+    retriever: &dyn crate::index::Retriever,
+    question: &str,
+    hits: &[Hit],
+    date: Date,
+) -> Option<Hit> {
+    let query = format!("{question} {RATE_DECISION_QUERY}");
+    unread_passages_saying(retriever, &query, hits, date, decides_rate_in_a_sentence).next()
+}
+
+/// Whether a (lower-case) sentence short enough to answer sets the rate: a long vote that
+/// quotes the statement deciding it is cut to its quotation's first sentence, not this one.
+fn decides_rate_in_a_sentence(lower: &str) -> bool {
+    lower.split_whitespace().count() <= super::LONGEST_WORDS && super::cues::decides_rate(lower)
+}
+
+/// How the minutes word a decision on the rate, added to the question's words to find it.
+const RATE_DECISION_QUERY: &str =
+    "members agreed to maintain the target range for the federal funds rate";
+
 /// Passages of the meeting on `date`, best first for `query`, that are not among `hits` and
 /// hold a sentence of which `says` holds (given it in lower case); looked up as they are taken.
 fn unread_passages_saying<'a>(

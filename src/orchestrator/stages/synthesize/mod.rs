@@ -32,12 +32,13 @@ use crate::orchestrator::topology::NodeId;
 use crate::orchestrator::types::{Citation, IntentType};
 use crate::query::pointer;
 use choose::{
-    choose, cited_hits_of, join_best, redundant_roll_call, with_antecedents, with_dissenters_views,
+    choose, cited_hits_of, join_best, lead_with_best, redundant_roll_call, with_antecedents,
+    with_dissenters_views,
 };
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{
     answer_hits, deliberation_passages, dissenters_passages, more_of_meeting, next_meeting_passage,
-    with_candidates,
+    rate_decision_passage, with_candidates,
 };
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
@@ -207,6 +208,18 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let voted_for = asks::asks_who_voted_for(&question);
     let tally = asks == Asks::Vote && asks::asks_tally(&question);
     let mut cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
+    // Asked for a meeting's policy decision, the passage setting the rate is read when no
+    // sentence read so far does (a long vote quoting the statement does not count: it is no
+    // sentence of the answer).
+    let policy_decision = asks == Asks::Decision && asks::asks_policy_decision(&question);
+    if let Some(date) =
+        meeting.filter(|_| policy_decision && !cands.iter().any(|c| cues::decides_rate(&c.text)))
+    {
+        if let Some(h) = rate_decision_passage(retriever.as_ref(), &question, &hits, date) {
+            hits.push(h);
+            cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
+        }
+    }
     cx.cancel.check()?;
     let mut model = None;
     if let Some(embedded) = match &work.retrieval.query_vec {
@@ -402,6 +415,14 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
             |i| names_month(&cands[i].text),
             |i| cands[i].cue >= 1.0,
         );
+    }
+    // Asked for a meeting's policy decision, the sentence setting the rate with its figure
+    // opens the answer: the statement's wording and the Board's rates share more of the
+    // question's words ("decision", "members agreed") and rank above it.
+    if policy_decision {
+        lead_with_best(&mut chosen, &order, max_sentences, |i| {
+            cues::decides_rate(&cands[i].text)
+        });
     }
     // "Who dissented, and what worried him?": the answer names the dissenter *and* gives what
     // they preferred or feared; if no chosen sentence does, the best one that does joins.
