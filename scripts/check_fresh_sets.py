@@ -203,6 +203,10 @@ SETS = [
     # only a few in the other years, so the minutes give nearly all of both.
     later_set(41, "forty-first set", "fo-", minutes=(36, 80)),
     later_set(42, "forty-second set", "fp-", minutes=(36, 80)),
+    # The forty-third and forty-fourth: the statements are used up, so both come wholly from
+    # the minutes.
+    later_set(43, "forty-third set", "fq-", minutes=(36, 80)),
+    later_set(44, "forty-fourth set", "fr-", minutes=(36, 80)),
 ]
 FRESH_FILES = {name for s in SETS for name in s.answers + list(s.judgements)}
 
