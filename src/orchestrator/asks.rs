@@ -786,6 +786,10 @@ pub fn asks_who_voted_for(question: &str) -> bool {
         // "Which members cast votes in favor of the action?"
         "votes in favo",
         "cast votes for",
+        // "Who voted yes on the policy action?"
+        "voted yes",
+        "voting yes",
+        "vote yes",
     ]
     .iter()
     .any(|v| q.contains(v))
@@ -1140,6 +1144,43 @@ pub fn period_months(question: &str) -> Vec<String> {
     Vec::new()
 }
 
+/// The months a question asks for a figure of, capitalised: "what unemployment rate for May
+/// did the June 2003 minutes report?" gives "May", "how high had inflation got in April?"
+/// "April". A month followed by a year ("the June 2003 minutes", "in May 2020") or by the
+/// meeting's documents ("the July FOMC meeting") names the meeting, not the data.
+pub fn data_months(question: &str) -> Vec<&'static str> {
+    let words: Vec<&str> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate().skip(1) {
+        let Some(month) = crate::calendar::month_from_name(w).and_then(crate::calendar::month_name)
+        else {
+            continue;
+        };
+        let before = words[i - 1].to_lowercase();
+        let joined =
+            before == "and" && i >= 2 && crate::calendar::month_from_name(words[i - 2]).is_some();
+        let after = words
+            .get(i + 1)
+            .map(|w| w.to_lowercase())
+            .unwrap_or_default();
+        let names_meeting = after.chars().all(|c| c.is_ascii_digit()) && !after.is_empty()
+            || matches!(
+                after.as_str(),
+                "meeting" | "fomc" | "minutes" | "statement" | "directive" | "committee"
+            );
+        if (matches!(before.as_str(), "for" | "in") || joined)
+            && !names_meeting
+            && !out.contains(&month)
+        {
+            out.push(month);
+        }
+    }
+    out
+}
+
 /// Whether a question asks why something was *not* done ("why did they hold off", "for not
 /// raising rates", "why not yet").
 pub fn asks_why_not(question: &str) -> bool {
@@ -1183,6 +1224,33 @@ pub fn asks_policy_decision(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_months_a_figure_is_asked_for_are_told_from_the_meetings() {
+        assert_eq!(
+            data_months("What unemployment rate for May did the June 2003 FOMC minutes report?"),
+            vec!["May"]
+        );
+        assert_eq!(
+            data_months("june 2005 fomc minutes - what pace were housing starts running at in April and May?"),
+            vec!["April", "May"]
+        );
+        assert!(data_months("What did the FOMC decide in May 2020?").is_empty());
+        assert!(
+            data_months("How did the unemployment rate move before the July FOMC meeting?")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn voting_yes_asks_who_voted_for() {
+        assert!(asks_who_voted_for(
+            "who voted yes on the December 19, 2018 policy action?"
+        ));
+        assert!(!asks_who_voted_for(
+            "Why did the members vote against the December 2018 action?"
+        ));
+    }
 
     #[test]
     fn a_meetings_policy_decision_is_told_from_a_decision_about_something_else() {

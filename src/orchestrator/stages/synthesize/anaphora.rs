@@ -91,11 +91,12 @@ fn names_its_result(sentence: &str) -> bool {
 }
 
 /// Whether `sentence`, just after a chosen one in its document, belongs with it in an answer
-/// asking `asks`: the other half of its contrast, a list of what it named, or, asked why, the
-/// members' grounds for it.
+/// asking `asks`: the other half of its contrast, a list of what it named, its particulars
+/// ("In particular, …"), or, asked why, the members' grounds for it.
 pub fn belongs_after_previous(sentence: &str, asks: Asks) -> bool {
     completes_previous(sentence)
         || lists_for_previous(sentence)
+        || particularises_previous(sentence)
         || (asks == Asks::Reason && gives_their_grounds(sentence))
 }
 
@@ -115,6 +116,18 @@ pub fn lists_for_previous(sentence: &str) -> bool {
         }) || words.windows(3).any(|w| {
             matches!(w[0], "take" | "takes" | "took") && w[1] == "into" && w[2] == "account"
         }))
+}
+
+/// Whether `sentence` gives the particulars of what the sentence before it said in general
+/// ("Some members noted a mismatch between demand and supply for certain types of labor. In
+/// particular, unskilled workers were said to be having considerable difficulty …", "members
+/// agreed … to maintain the existing stance. In particular, they agreed to keep the target
+/// range at …"): the particulars are what a reader of the one before wants.
+pub fn particularises_previous(sentence: &str) -> bool {
+    let s = sentence.trim_start_matches(['"', '\u{201C}', ' ']);
+    ["In particular,", "Specifically,"]
+        .iter()
+        .any(|o| s.starts_with(o))
 }
 
 /// Whether `sentence` gives the grounds of the members' or participants' conclusion in the

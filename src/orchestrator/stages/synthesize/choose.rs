@@ -118,7 +118,8 @@ pub fn lead_with_best(
 
 /// The chosen sentences, each that leans on the sentence before it ("Moreover, he …",
 /// "Consequently, …") preceded by that sentence, each followed by the next sentence when that
-/// one lists what it named ("These facilities include …") or, asked why, gives the members'
+/// one lists what it named ("These facilities include …") or gives its particulars ("In
+/// particular, …") or, asked why, gives the members'
 /// grounds for it ("They noted that …"), and each dissent (asked about a
 /// vote) or each dissent and own view of the `member` asked about (whatever is asked) followed
 /// by up to [`MAX_CONTINUING`] sentences going on with that view (by pronoun or name, or as the
@@ -165,7 +166,8 @@ pub fn with_antecedents(
         counted += 1;
         // The sentence after it that belongs with it: the other half of a contrast
         // ("Conversely, …", in its passage or the next), a list of what it named ("These
-        // facilities include …") or, asked why, the grounds given for it ("They noted that …").
+        // facilities include …"), its particulars ("In particular, …") or, asked why, the
+        // grounds given for it ("They noted that …").
         if let Some(j) = neighbour_in_document(cands, hits, i, Side::After)
             .filter(|&j| anaphora::belongs_after_previous(&cands[j].text, asks))
         {

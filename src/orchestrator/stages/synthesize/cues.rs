@@ -584,6 +584,16 @@ fn states_figure(lower: &str) -> bool {
             })
 }
 
+/// Whether `sentence` states a figure and names one of `months` (capitalised, so "the
+/// Committee may act" names no May): "Unemployment edged up further in May, to 6.1 percent"
+/// gives a figure of May.
+pub fn states_figure_of(sentence: &str, months: &[&str]) -> bool {
+    sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| months.contains(&w))
+        && states_figure(&sentence.to_lowercase())
+}
+
 /// Whether `sentence` decides the policy rate, with its figure ("decided today to lower the
 /// target range … to 1 to 1-1/4 percent"): what a question setting the rate move aside, or
 /// asking for a description beside it, does not want.

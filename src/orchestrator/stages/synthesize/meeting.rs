@@ -213,6 +213,23 @@ pub fn deliberation_passages(
         .collect()
 }
 
+/// The best passage for `question` of the meeting on `date`, not among `hits`, that holds a
+/// roll call of those voting for an action ("Voting for this action: …"): asked who voted for
+/// it, the minutes give the names in a passage that shares only "voting" with the question, and
+/// the Board's votes on its own rates rank above it.
+pub fn roll_call_passage(
+    retriever: &dyn crate::index::Retriever,
+    question: &str,
+    hits: &[Hit],
+    date: Date,
+) -> Option<Hit> {
+    let query = format!("{question} {ROLL_CALL_QUERY}");
+    unread_passages_saying(retriever, &query, hits, date, super::cues::lists_votes_for).next()
+}
+
+/// How the minutes open a roll call, added to the question's words to find it.
+const ROLL_CALL_QUERY: &str = "Voting for this action";
+
 /// The best passage of the meeting on `date` not among `hits` that sets the policy rate with
 /// its figure: asked for a meeting's policy decision, the minutes record it in one sentence
 /// ("members agreed to maintain the target range … at 3/4 to 1 percent") of a passage whose

@@ -38,7 +38,7 @@ use choose::{
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{
     answer_hits, deliberation_passages, dissenters_passages, more_of_meeting, next_meeting_passage,
-    rate_decision_passage, with_candidates,
+    rate_decision_passage, roll_call_passage, with_candidates,
 };
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
@@ -208,6 +208,19 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let voted_for = asks::asks_who_voted_for(&question);
     let tally = asks == Asks::Vote && asks::asks_tally(&question);
     let mut cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
+    // Asked who voted for a meeting's action, the passage of its roll call is read when no
+    // sentence read so far is one.
+    if let Some(date) = meeting.filter(|_| {
+        voted_for
+            && !cands
+                .iter()
+                .any(|c| cues::lists_votes_for(&c.text.to_lowercase()))
+    }) {
+        if let Some(h) = roll_call_passage(retriever.as_ref(), &question, &hits, date) {
+            hits.push(h);
+            cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
+        }
+    }
     // Asked for a meeting's policy decision, the passage setting the rate is read when no
     // sentence read so far does (a long vote quoting the statement does not count: it is no
     // sentence of the answer).
@@ -250,6 +263,19 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // for, and any other counts for less.
     if let Some(who) = asks::counted_people(&question).filter(|_| asks == Asks::Amount) {
         offers_fully(&mut cands, |lower| cues::counts_people(lower, who));
+    }
+    // Asked for a figure of some month ("what unemployment rate for May did the June minutes
+    // report?"), a sentence stating a figure of that month offers it fully, and any other
+    // (the staff's projections, the meeting's own target) counts for less.
+    let data_months = asks::data_months(&question);
+    if asks == Asks::Amount && !data_months.is_empty() {
+        for c in cands.iter_mut() {
+            c.cue = if cues::states_figure_of(&c.text, &data_months) {
+                1.0
+            } else {
+                c.cue * 0.7
+            };
+        }
     }
     // Asked which Reserve Banks requested an action, the sentence naming whose requests were
     // approved answers; the action itself ("a 25 basis point increase in the discount rate")
