@@ -586,12 +586,21 @@ fn states_figure(lower: &str) -> bool {
 
 /// Whether `sentence` states a figure and names one of `months` (capitalised, so "the
 /// Committee may act" names no May): "Unemployment edged up further in May, to 6.1 percent"
-/// gives a figure of May.
+/// gives a figure of May. A month naming a meeting ("At its March meeting, the Committee
+/// decided to increase the target … to 2-3/4 percent") gives none.
 pub fn states_figure_of(sentence: &str, months: &[&str]) -> bool {
-    sentence
+    let words: Vec<&str> = sentence
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| months.contains(&w))
-        && states_figure(&sentence.to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let of_month = words.iter().enumerate().any(|(i, w)| {
+        months.contains(w)
+            && !matches!(
+                words.get(i + 1),
+                Some(&("meeting" | "FOMC" | "Committee" | "statement" | "minutes"))
+            )
+    });
+    of_month && states_figure(&sentence.to_lowercase())
 }
 
 /// Whether `sentence` decides the policy rate, with its figure ("decided today to lower the
@@ -795,6 +804,23 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_figure_of_a_month_is_told_from_a_meetings() {
+        let months = ["March"];
+        assert!(states_figure_of(
+            "The unemployment rate edged down to 5.2 percent in March.",
+            &months
+        ));
+        assert!(!states_figure_of(
+            "At its March meeting, the Committee decided to increase the target level of the federal funds rate 25 basis points, to 2-3/4 percent.",
+            &months
+        ));
+        assert!(!states_figure_of(
+            "Payrolls rose solidly in March.",
+            &months
+        ));
+    }
     use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]
