@@ -804,6 +804,7 @@ pub fn cue(asks: Asks, sentence: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]
     fn a_figure_of_a_month_is_told_from_a_meetings() {
@@ -821,7 +822,6 @@ mod tests {
             &months
         ));
     }
-    use crate::orchestrator::asks::{asks_vote_detail, asks_why_not};
 
     #[test]
     fn what_the_committee_expects_is_told_from_how_things_stand() {
