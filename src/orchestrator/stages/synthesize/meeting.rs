@@ -213,47 +213,42 @@ pub fn deliberation_passages(
         .collect()
 }
 
-/// The best passage for `question` of the meeting on `date`, not among `hits`, that holds a
-/// roll call of those voting for an action ("Voting for this action: …"): asked who voted for
-/// it, the minutes give the names in a passage that shares only "voting" with the question, and
-/// the Board's votes on its own rates rank above it.
-pub fn roll_call_passage(
+/// The best passage of the meeting on `date` not among `hits` holding a sentence of which
+/// `says` holds (given it in lower case), searched with `question` and `hint` (how the
+/// documents word such a sentence): asked who voted for the action, its roll call ("Voting
+/// for this action: …") shares only "voting" with the question, and the Board's votes on its
+/// own rates rank above it; asked for a meeting's policy decision, the sentence setting the
+/// rate ("members agreed to maintain the target range … at 3/4 to 1 percent") sits in a
+/// passage whose other sentences share the question's words less than the staff's accounts of
+/// the Board's rates do.
+pub fn unread_passage_saying(
     retriever: &dyn crate::index::Retriever,
     question: &str,
+    hint: &str,
     hits: &[Hit],
     date: Date,
+    says: Says,
 ) -> Option<Hit> {
-    let query = format!("{question} {ROLL_CALL_QUERY}");
-    unread_passages_saying(retriever, &query, hits, date, super::cues::lists_votes_for).next()
+    let query = format!("{question} {hint}");
+    unread_passages_saying(retriever, &query, hits, date, says).next()
 }
 
-/// How the minutes open a roll call, added to the question's words to find it.
-const ROLL_CALL_QUERY: &str = "Voting for this action";
+/// A test of a (lower-case) sentence: does it say what is looked for?
+pub type Says = fn(&str) -> bool;
 
-/// The best passage of the meeting on `date` not among `hits` that sets the policy rate with
-/// its figure: asked for a meeting's policy decision, the minutes record it in one sentence
-/// ("members agreed to maintain the target range … at 3/4 to 1 percent") of a passage whose
-/// other sentences (the statement's wording, the vote) share the question's words less than
-/// the staff's accounts of the Board's rates do.
-pub fn rate_decision_passage(
-    retriever: &dyn crate::index::Retriever,
-    question: &str,
-    hits: &[Hit],
-    date: Date,
-) -> Option<Hit> {
-    let query = format!("{question} {RATE_DECISION_QUERY}");
-    unread_passages_saying(retriever, &query, hits, date, decides_rate_in_a_sentence).next()
-}
+/// How the minutes open a roll call.
+pub const ROLL_CALL_QUERY: &str = "Voting for this action";
 
-/// Whether a (lower-case) sentence short enough to answer sets the rate: a long vote that
-/// quotes the statement deciding it is cut to its quotation's first sentence, not this one.
-fn decides_rate_in_a_sentence(lower: &str) -> bool {
+/// How the minutes word a decision on the rate.
+pub const RATE_DECISION_QUERY: &str =
+    "members agreed to maintain the target range for the federal funds rate";
+
+/// Whether a (lower-case) sentence short enough to answer sets the rate with its figure: a
+/// long vote that quotes the statement deciding it answers by its quotation's first sentence,
+/// not this one.
+pub fn decides_rate_in_a_sentence(lower: &str) -> bool {
     lower.split_whitespace().count() <= super::LONGEST_WORDS && super::cues::decides_rate(lower)
 }
-
-/// How the minutes word a decision on the rate, added to the question's words to find it.
-const RATE_DECISION_QUERY: &str =
-    "members agreed to maintain the target range for the federal funds rate";
 
 /// Passages of the meeting on `date`, best first for `query`, that are not among `hits` and
 /// hold a sentence of which `says` holds (given it in lower case); looked up as they are taken.
@@ -262,7 +257,7 @@ fn unread_passages_saying<'a>(
     query: &str,
     hits: &'a [Hit],
     date: Date,
-    says: fn(&str) -> bool,
+    says: Says,
 ) -> impl Iterator<Item = Hit> + 'a {
     more_of_meeting(retriever, query, None, date, MEETING_POOL)
         .into_iter()

@@ -38,7 +38,7 @@ use choose::{
 use cues::{cue, names_month, names_other_meeting};
 use meeting::{
     answer_hits, deliberation_passages, dissenters_passages, more_of_meeting, next_meeting_passage,
-    rate_decision_passage, roll_call_passage, with_candidates,
+    unread_passage_saying, with_candidates,
 };
 use serde_json::json;
 use signals::{hand_score, is_procedural, measure, topic_words, Setting};
@@ -208,27 +208,29 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     let voted_for = asks::asks_who_voted_for(&question);
     let tally = asks == Asks::Vote && asks::asks_tally(&question);
     let mut cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
-    // Asked who voted for a meeting's action, the passage of its roll call is read when no
-    // sentence read so far is one.
-    if let Some(date) = meeting.filter(|_| {
-        voted_for
-            && !cands
-                .iter()
-                .any(|c| cues::lists_votes_for(&c.text.to_lowercase()))
-    }) {
-        if let Some(h) = roll_call_passage(retriever.as_ref(), &question, &hits, date) {
-            hits.push(h);
-            cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
-        }
-    }
-    // Asked for a meeting's policy decision, the passage setting the rate is read when no
-    // sentence read so far does (a long vote quoting the statement does not count: it is no
-    // sentence of the answer).
+    // A meeting's passage is read when no sentence read so far offers what the question needs
+    // and the passage does: asked who voted for the action, its roll call; asked for its policy
+    // decision, the sentence setting the rate (a long vote quoting the statement does not
+    // count: it is no sentence of the answer).
     let policy_decision = asks == Asks::Decision && asks::asks_policy_decision(&question);
-    if let Some(date) =
-        meeting.filter(|_| policy_decision && !cands.iter().any(|c| cues::decides_rate(&c.text)))
-    {
-        if let Some(h) = rate_decision_passage(retriever.as_ref(), &question, &hits, date) {
+    let needed: [(bool, meeting::Says, &str); 2] = [
+        (voted_for, cues::lists_votes_for, meeting::ROLL_CALL_QUERY),
+        (
+            policy_decision,
+            meeting::decides_rate_in_a_sentence,
+            meeting::RATE_DECISION_QUERY,
+        ),
+    ];
+    for (asked, says, hint) in needed {
+        let Some(date) = meeting.filter(|_| asked) else {
+            continue;
+        };
+        if cands.iter().any(|c| says(&c.text.to_lowercase())) {
+            continue;
+        }
+        if let Some(h) =
+            unread_passage_saying(retriever.as_ref(), &question, hint, &hits, date, says)
+        {
             hits.push(h);
             cands = candidates(retriever.as_ref(), &hits, asks, voted_for, tally);
         }
@@ -269,13 +271,9 @@ fn run(cx: &StageCx, work: &mut Work) -> Result<serde_json::Value, StageError> {
     // (the staff's projections, the meeting's own target) counts for less.
     let data_months = asks::data_months(&question);
     if asks == Asks::Amount && !data_months.is_empty() {
-        for c in cands.iter_mut() {
-            c.cue = if cues::states_figure_of(&c.text, &data_months) {
-                1.0
-            } else {
-                c.cue * 0.7
-            };
-        }
+        offers_fully_as_written(&mut cands, |text| {
+            cues::states_figure_of(text, &data_months)
+        });
     }
     // Asked which Reserve Banks requested an action, the sentence naming whose requests were
     // approved answers; the action itself ("a 25 basis point increase in the discount rate")
@@ -838,12 +836,14 @@ fn embed(
 /// Gives the candidates whose lower-case text `offers` holds the full cue (they say what is
 /// asked) and lowers every other's to 0.7 of what it was.
 fn offers_fully(cands: &mut [Candidate], offers: impl Fn(&str) -> bool) {
+    offers_fully_as_written(cands, |text| offers(&text.to_lowercase()));
+}
+
+/// [`offers_fully`], given each candidate's text as written: a month's name is told from a
+/// word ("May", "may") only by its capital.
+fn offers_fully_as_written(cands: &mut [Candidate], offers: impl Fn(&str) -> bool) {
     for c in cands {
-        c.cue = if offers(&c.text.to_lowercase()) {
-            1.0
-        } else {
-            c.cue * 0.7
-        };
+        c.cue = if offers(&c.text) { 1.0 } else { c.cue * 0.7 };
     }
 }
 
